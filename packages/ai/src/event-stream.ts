@@ -1,0 +1,94 @@
+import type { AssistantMessage, AssistantMessageEvent } from "./types.js";
+
+/**
+ * An async-iterable push queue with a final result. Producers `push` events; the stream completes when an
+ * event satisfies `isComplete` (its result is `extractResult(event)`) or when `end(result)` is called.
+ * Pushing and consuming are O(1) per event: the queue is a growing array with a read index, compacted in
+ * bulk, never `shift()`ed (shift is O(n) and collapses throughput under unpaced producers).
+ */
+export class EventStream<T, R = T> implements AsyncIterable<T> {
+  private queue: T[] = [];
+  private head = 0;
+  private waiting: ((r: IteratorResult<T>) => void) | undefined;
+  private finished = false;
+  private readonly finalResult: Promise<R>;
+  private resolveFinal!: (r: R) => void;
+
+  constructor(
+    private readonly isComplete: (event: T) => boolean,
+    private readonly extractResult: (event: T) => R,
+  ) {
+    this.finalResult = new Promise<R>((resolve) => {
+      this.resolveFinal = resolve;
+    });
+  }
+
+  push(event: T): void {
+    if (this.finished) return;
+    if (this.isComplete(event)) {
+      this.finished = true;
+      this.resolveFinal(this.extractResult(event));
+    }
+    const waiter = this.waiting;
+    if (waiter) {
+      this.waiting = undefined;
+      waiter({ value: event, done: false });
+    } else {
+      this.queue.push(event);
+    }
+  }
+
+  /** Ends the stream without a completing event (the result, if given, resolves `result()`). */
+  end(result?: R): void {
+    if (!this.finished) {
+      this.finished = true;
+      if (result !== undefined) this.resolveFinal(result);
+    }
+    const waiter = this.waiting;
+    if (waiter && this.head >= this.queue.length) {
+      this.waiting = undefined;
+      waiter({ value: undefined, done: true });
+    }
+  }
+
+  private next(): Promise<IteratorResult<T>> {
+    if (this.head < this.queue.length) {
+      const value = this.queue[this.head++] as T;
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.finished) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return { next: () => this.next() };
+  }
+
+  result(): Promise<R> {
+    return this.finalResult;
+  }
+}
+
+/** The push stream providers (and tests) fill. Completes on `done` or `error`. */
+export class AssistantMessageEventStream extends EventStream<AssistantMessageEvent, AssistantMessage> {
+  constructor() {
+    super(
+      (event) => event.type === "done" || event.type === "error",
+      (event) => {
+        if (event.type === "done") return event.message;
+        if (event.type === "error") return event.error;
+        throw new Error(`not a terminal event: ${event.type}`);
+      },
+    );
+  }
+}
+
+export function createAssistantMessageEventStream(): AssistantMessageEventStream {
+  return new AssistantMessageEventStream();
+}

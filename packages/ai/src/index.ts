@@ -1,0 +1,3 @@
+export { type Static, type TSchema, Type } from "@sinclair/typebox";
+export * from "./event-stream.js";
+export * from "./types.js";

@@ -1,0 +1,269 @@
+/**
+ * Public types of @tiller/ai. Names and shapes follow @mariozechner/pi-ai 0.73 so code written against pi-ai
+ * compiles against Tiller by changing the import; Tiller only adds.
+ */
+import type { TSchema } from "@sinclair/typebox";
+
+/** Wire protocols Tiller ships. Open-ended: `registerApiProvider` adds more. */
+export type KnownApi =
+  | "openai-completions"
+  | "openai-responses"
+  | "anthropic-messages"
+  | "google-generative-ai"
+  | "faux";
+export type Api = KnownApi | (string & {});
+
+export type KnownProvider =
+  | "openai"
+  | "anthropic"
+  | "google"
+  | "openrouter"
+  | "groq"
+  | "deepseek"
+  | "xai"
+  | "mistral"
+  | "ollama"
+  | "offline";
+export type Provider = KnownProvider | (string & {});
+
+/** Reasoning effort, provider-neutral. `off` is Tiller's addition to pi's list (pi passes `undefined`). */
+export type ThinkingLevel = "minimal" | "low" | "medium" | "high" | "xhigh";
+export type ModelThinkingLevel = "off" | ThinkingLevel;
+/** Per model: what each level maps to on the wire; `null` means the level is not supported. */
+export type ThinkingLevelMap = Partial<Record<ModelThinkingLevel, string | null>>;
+
+export interface ThinkingBudgets {
+  minimal?: number;
+  low?: number;
+  medium?: number;
+  high?: number;
+}
+
+export type CacheRetention = "none" | "short" | "long";
+export type Transport = "sse" | "websocket" | "websocket-cached" | "auto";
+
+export interface ProviderResponse {
+  status: number;
+  headers: Record<string, string>;
+}
+
+export interface StreamOptions {
+  temperature?: number;
+  maxTokens?: number;
+  /** Aborting ends the stream with an `error` event whose reason is `aborted`; partial content is kept. */
+  signal?: AbortSignal;
+  /** Wins over the environment variable of the model's provider. */
+  apiKey?: string;
+  transport?: Transport;
+  cacheRetention?: CacheRetention;
+  sessionId?: string;
+  /** Inspect or replace the request body before it is sent. */
+  onPayload?: (payload: unknown, model: Model<Api>) => unknown | undefined | Promise<unknown | undefined>;
+  onResponse?: (response: ProviderResponse, model: Model<Api>) => void | Promise<void>;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  maxRetries?: number;
+  maxRetryDelayMs?: number;
+  metadata?: Record<string, unknown>;
+}
+
+export type ProviderStreamOptions = StreamOptions & Record<string, unknown>;
+
+export interface SimpleStreamOptions extends StreamOptions {
+  /** One reasoning level for every provider, mapped per model and clamped to what the model supports. */
+  reasoning?: ModelThinkingLevel;
+  thinkingBudgets?: ThinkingBudgets;
+}
+
+/**
+ * A provider's stream function. Contract: it returns a stream synchronously and never throws after that;
+ * every failure (HTTP error, broken stream, abort) is encoded as a final `error` event.
+ */
+export type StreamFunction<TApi extends Api = Api, TOptions extends StreamOptions = StreamOptions> = (
+  model: Model<TApi>,
+  context: Context,
+  options?: TOptions,
+) => AssistantMessageEventStreamLike;
+
+export interface TextContent {
+  type: "text";
+  text: string;
+  textSignature?: string;
+}
+
+export interface ThinkingContent {
+  type: "thinking";
+  thinking: string;
+  /** Opaque provider signature needed to replay the block (Anthropic, OpenAI encrypted reasoning). */
+  thinkingSignature?: string;
+  /** True when the provider returned only encrypted reasoning. */
+  redacted?: boolean;
+}
+
+export interface ImageContent {
+  type: "image";
+  /** Base64, without a data: prefix. */
+  data: string;
+  mimeType: string;
+}
+
+export interface ToolCall {
+  type: "toolCall";
+  id: string;
+  name: string;
+  // biome-ignore lint/suspicious/noExplicitAny: pi-compatible shape; arguments are validated per tool schema.
+  arguments: Record<string, any>;
+  thoughtSignature?: string;
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  /** Dollars. */
+  cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+}
+
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+
+export interface UserMessage {
+  role: "user";
+  content: string | (TextContent | ImageContent)[];
+  timestamp: number;
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  content: (TextContent | ThinkingContent | ToolCall)[];
+  api: Api;
+  provider: Provider;
+  model: string;
+  responseModel?: string;
+  responseId?: string;
+  usage: Usage;
+  stopReason: StopReason;
+  errorMessage?: string;
+  timestamp: number;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: pi-compatible default for tool-specific details.
+export interface ToolResultMessage<TDetails = any> {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  content: (TextContent | ImageContent)[];
+  details?: TDetails;
+  isError: boolean;
+  timestamp: number;
+}
+
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+export interface Tool<TParameters extends TSchema = TSchema> {
+  name: string;
+  description: string;
+  parameters: TParameters;
+}
+
+export interface Context {
+  systemPrompt?: string;
+  messages: Message[];
+  tools?: Tool[];
+}
+
+/** Streaming protocol. Every non-terminal event carries the message built so far (`partial`). */
+export type AssistantMessageEvent =
+  | { type: "start"; partial: AssistantMessage }
+  | { type: "text_start"; contentIndex: number; partial: AssistantMessage }
+  | { type: "text_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "text_end"; contentIndex: number; content: string; partial: AssistantMessage }
+  | { type: "thinking_start"; contentIndex: number; partial: AssistantMessage }
+  | { type: "thinking_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "thinking_end"; contentIndex: number; content: string; partial: AssistantMessage }
+  | { type: "toolcall_start"; contentIndex: number; partial: AssistantMessage }
+  /** `delta` is the raw JSON fragment of the arguments. */
+  | { type: "toolcall_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall; partial: AssistantMessage }
+  | { type: "done"; reason: Extract<StopReason, "stop" | "length" | "toolUse">; message: AssistantMessage }
+  | { type: "error"; reason: Extract<StopReason, "aborted" | "error">; error: AssistantMessage };
+
+/**
+ * What every stream function returns: an async iterable of events ending in `done` or `error`, plus
+ * `result()` resolving to the final message (never rejecting). Any object of this shape is accepted
+ * wherever Tiller takes a stream.
+ */
+export interface AssistantMessageEventStreamLike extends AsyncIterable<AssistantMessageEvent> {
+  result(): Promise<AssistantMessage>;
+}
+
+export interface OpenAICompletionsCompat {
+  supportsStore?: boolean;
+  supportsDeveloperRole?: boolean;
+  supportsReasoningEffort?: boolean;
+  supportsUsageInStreaming?: boolean;
+  maxTokensField?: "max_completion_tokens" | "max_tokens";
+  requiresToolResultName?: boolean;
+  requiresAssistantAfterToolResult?: boolean;
+  requiresThinkingAsText?: boolean;
+  thinkingFormat?: "openai" | "openrouter" | "deepseek" | "zai" | "qwen";
+  supportsStrictMode?: boolean;
+}
+
+export interface OpenAIResponsesCompat {
+  sendSessionIdHeader?: boolean;
+  supportsLongCacheRetention?: boolean;
+}
+
+export interface AnthropicMessagesCompat {
+  supportsEagerToolInputStreaming?: boolean;
+  supportsLongCacheRetention?: boolean;
+}
+
+export interface Model<TApi extends Api = Api> {
+  id: string;
+  name: string;
+  api: TApi;
+  provider: Provider;
+  baseUrl: string;
+  reasoning: boolean;
+  thinkingLevelMap?: ThinkingLevelMap;
+  input: ("text" | "image")[];
+  /** Dollars per million tokens. */
+  cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  contextWindow: number;
+  maxTokens: number;
+  headers?: Record<string, string>;
+  compat?: TApi extends "openai-completions"
+    ? OpenAICompletionsCompat
+    : TApi extends "openai-responses"
+      ? OpenAIResponsesCompat
+      : TApi extends "anthropic-messages"
+        ? AnthropicMessagesCompat
+        : Record<string, unknown>;
+}
+
+/** Error classes shared by every layer (retry, auth rotation, failover). */
+export type ErrorClass =
+  | "auth"
+  | "rate_limit"
+  | "quota"
+  | "billing"
+  | "timeout"
+  | "overloaded"
+  | "context_overflow"
+  | "network"
+  | "format"
+  | "unknown";
+
+export interface ErrorClassification {
+  class: ErrorClass;
+  /** True for classes a caller may retry on the same credentials after a wait. */
+  retryable: boolean;
+  /** When the provider said how long to wait (Retry-After, retry-after-ms, "retry in 12s"). */
+  retryAfterMs?: number;
+  /** HTTP status when one is known. */
+  status?: number;
+  message: string;
+}
