@@ -1,0 +1,27 @@
+/** Standard environment variables per provider. Read at call time, so a key set later is seen. */
+const ENV_KEYS: Record<string, string[]> = {
+  openai: ["OPENAI_API_KEY"],
+  anthropic: ["ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN"],
+  google: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+  openrouter: ["OPENROUTER_API_KEY"],
+  groq: ["GROQ_API_KEY"],
+  deepseek: ["DEEPSEEK_API_KEY"],
+  xai: ["XAI_API_KEY"],
+  mistral: ["MISTRAL_API_KEY"],
+  cerebras: ["CEREBRAS_API_KEY"],
+  ollama: ["OLLAMA_API_KEY"],
+};
+
+/** Names of the environment variables consulted for `provider`, in order. */
+export function getEnvApiKeyNames(provider: string): string[] {
+  return ENV_KEYS[provider] ?? [`${provider.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`];
+}
+
+/** The API key for `provider` from the environment, or undefined. Never throws. */
+export function getEnvApiKey(provider: string): string | undefined {
+  for (const name of getEnvApiKeyNames(provider)) {
+    const value = process.env[name];
+    if (value) return value;
+  }
+  return undefined;
+}
