@@ -145,6 +145,10 @@ export interface AssistantMessage {
   usage: Usage;
   stopReason: StopReason;
   errorMessage?: string;
+  /** Tiller addition: HTTP status of a failed request, when there was one. */
+  errorStatus?: number;
+  /** Tiller addition: how long the provider asked us to wait (Retry-After), for rate limits and overload. */
+  retryAfterMs?: number;
   timestamp: number;
 }
 
