@@ -1,0 +1,175 @@
+import { type Dirent, readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { parseFrontmatter } from "./frontmatter.js";
+import { getProjectTillerDir, getTillerHome } from "./paths.js";
+
+/** A skill found on disk. Only `name` and `description` go into the system prompt; the model reads the file on demand. */
+export interface Skill {
+  name: string;
+  description: string;
+  /** Absolute path of the SKILL.md file. */
+  filePath: string;
+  /** Folder holding the skill (relative paths inside SKILL.md resolve against it). */
+  baseDir: string;
+  source: "user" | "project" | "path";
+}
+
+/** A skill that was skipped, or a soft problem with one that was kept. Never fatal. */
+export interface SkillDiagnostic {
+  path: string;
+  message: string;
+  severity: "error" | "warning";
+}
+
+export interface LoadSkillsResult {
+  skills: Skill[];
+  diagnostics: SkillDiagnostic[];
+}
+
+export interface LoadSkillsOptions {
+  cwd: string;
+  tillerHome?: string;
+  /** Extra skill folders or SKILL.md files (e.g. from settings). */
+  extraPaths?: string[];
+}
+
+const NAME_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MAX_NAME = 64;
+const MAX_DESCRIPTION = 1024;
+const MAX_DEPTH = 6;
+
+/**
+ * Loads skills from `<cwd>/.tiller/skills` (project, wins on a name clash) and `<tillerHome>/skills` (user).
+ * A skill is a folder with a SKILL.md (found recursively), or a `.md` file directly in a skills root.
+ * Invalid skills (missing or bad name/description, unreadable, unclosed frontmatter) are reported, not loaded.
+ */
+export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
+  const diagnostics: SkillDiagnostic[] = [];
+  const byName = new Map<string, Skill>();
+  const roots: Array<{ dir: string; source: Skill["source"] }> = [
+    { dir: join(getProjectTillerDir(resolve(options.cwd)), "skills"), source: "project" },
+    { dir: join(options.tillerHome ?? getTillerHome(), "skills"), source: "user" },
+    ...(options.extraPaths ?? []).map((p) => ({ dir: resolve(options.cwd, p), source: "path" as const })),
+  ];
+  for (const root of roots) {
+    for (const file of discover(root.dir)) {
+      const skill = readSkill(file, root.source, diagnostics);
+      if (!skill) continue;
+      const existing = byName.get(skill.name);
+      if (existing) {
+        diagnostics.push({
+          path: file,
+          severity: "warning",
+          message: `skill "${skill.name}" is also defined in ${existing.filePath}; that one is kept`,
+        });
+        continue;
+      }
+      byName.set(skill.name, skill);
+    }
+  }
+  return { skills: [...byName.values()], diagnostics };
+}
+
+/** SKILL.md files under `root` (recursively), plus plain `.md` files directly in it. */
+function discover(root: string): string[] {
+  if (root.endsWith(".md")) return [root];
+  const out: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    const skillMd = entries.find((e) => e.name === "SKILL.md" && !e.isDirectory());
+    if (skillMd && depth > 0) {
+      // A skill folder's own subfolders (scripts/, references/) are its assets, not more skills.
+      out.push(join(dir, skillMd.name));
+      return;
+    }
+    for (const e of entries) {
+      if (e.name.startsWith(".") || e.name === "node_modules") continue;
+      const full = join(dir, e.name);
+      if (e.isDirectory() || e.isSymbolicLink()) {
+        if (depth < MAX_DEPTH) walk(full, depth + 1);
+      } else if (depth === 0 && e.name.endsWith(".md")) {
+        out.push(full);
+      }
+    }
+  };
+  walk(root, 0);
+  return out;
+}
+
+function readSkill(file: string, source: Skill["source"], diagnostics: SkillDiagnostic[]): Skill | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    diagnostics.push({ path: file, severity: "error", message: `cannot read: ${(err as Error).message}` });
+    return undefined;
+  }
+  const fm = parseFrontmatter(text);
+  if (fm.error) {
+    diagnostics.push({ path: file, severity: "error", message: fm.error });
+    return undefined;
+  }
+  const isSkillMd = basename(file) === "SKILL.md";
+  const fallbackName = isSkillMd ? basename(dirname(file)) : basename(file, ".md");
+  const name = (fm.attributes.name ?? "").trim() || fallbackName;
+  const description = (fm.attributes.description ?? "").trim();
+  if (!description) {
+    diagnostics.push({ path: file, severity: "error", message: "missing `description` in frontmatter; skill skipped" });
+    return undefined;
+  }
+  if (!NAME_RE.test(name) || name.length > MAX_NAME) {
+    diagnostics.push({
+      path: file,
+      severity: "error",
+      message: `invalid skill name "${name}": use lowercase letters, digits and single hyphens (max ${MAX_NAME})`,
+    });
+    return undefined;
+  }
+  if (description.length > MAX_DESCRIPTION) {
+    diagnostics.push({
+      path: file,
+      severity: "warning",
+      message: `description is ${description.length} characters (limit ${MAX_DESCRIPTION})`,
+    });
+  }
+  if (isSkillMd && fm.attributes.name && name !== fallbackName) {
+    diagnostics.push({
+      path: file,
+      severity: "warning",
+      message: `skill name "${name}" differs from its folder name "${fallbackName}"`,
+    });
+  }
+  return { name, description, filePath: file, baseDir: dirname(file), source };
+}
+
+/** Escapes text for the XML skill list in the system prompt. */
+function xml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** The system-prompt section listing skills; empty when there are none. */
+export function formatSkillsForPrompt(skills: readonly Skill[]): string {
+  if (skills.length === 0) return "";
+  const lines = [
+    "The following skills provide specialised instructions for specific tasks.",
+    "When a task matches a skill's description, use the read tool to load its file before acting;",
+    "relative paths inside a skill resolve against the skill's folder.",
+    "",
+    "<available_skills>",
+  ];
+  for (const s of skills) {
+    lines.push("  <skill>");
+    lines.push(`    <name>${xml(s.name)}</name>`);
+    lines.push(`    <description>${xml(s.description)}</description>`);
+    lines.push(`    <location>${xml(s.filePath)}</location>`);
+    lines.push("  </skill>");
+  }
+  lines.push("</available_skills>");
+  return lines.join("\n");
+}
