@@ -1,0 +1,161 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { billingDisableMs, cooldownMs, FAILURE_WINDOW_MS } from "./cooldown-policy.js";
+import type { AuthProfile, AuthProfileFile, ProfileFailureReason, ProfileOrderOptions, ProfileUsage } from "./types.js";
+
+const emptyFile = (): AuthProfileFile => ({ version: 1, profiles: {}, usage: {}, sessionProfiles: {} });
+
+/**
+ * Credentials and their routing state in one file (`$TILLER_HOME/auth-profiles.json`, mode 0600).
+ * Every change is written at once (temp file + rename), so cooldowns and sticky choices survive a restart
+ * or a crash. A malformed file is an error naming the file, never silently replaced.
+ */
+export class AuthProfileStore {
+  private data: AuthProfileFile;
+
+  constructor(
+    readonly path: string,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.data = AuthProfileStore.read(path);
+  }
+
+  private static read(path: string): AuthProfileFile {
+    if (!existsSync(path)) return emptyFile();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(path, "utf8"));
+    } catch (err) {
+      throw new Error(`${path}: not valid JSON (${(err as Error).message})`);
+    }
+    if (!parsed || typeof parsed !== "object" || typeof (parsed as AuthProfileFile).profiles !== "object") {
+      throw new Error(`${path}: expected {"version":1,"profiles":{…}}`);
+    }
+    const file = parsed as Partial<AuthProfileFile>;
+    const profiles: Record<string, AuthProfile> = {};
+    for (const [id, p] of Object.entries(file.profiles ?? {})) {
+      if (!p || typeof p.provider !== "string" || typeof p.key !== "string") {
+        throw new Error(`${path}: profiles.${id} needs "provider" and "key" strings`);
+      }
+      profiles[id] = { id, provider: p.provider, type: p.type === "token" ? "token" : "api_key", key: p.key };
+    }
+    return { version: 1, profiles, usage: file.usage ?? {}, sessionProfiles: file.sessionProfiles ?? {} };
+  }
+
+  private save(): void {
+    mkdirSync(dirname(this.path), { recursive: true });
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(this.data, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, this.path);
+    chmodSync(this.path, 0o600);
+  }
+
+  /** Adds or replaces a credential. */
+  upsert(profile: AuthProfile): void {
+    this.data.profiles[profile.id] = { ...profile };
+    this.save();
+  }
+
+  remove(id: string): void {
+    delete this.data.profiles[id];
+    delete this.data.usage[id];
+    this.save();
+  }
+
+  get(id: string): AuthProfile | undefined {
+    return this.data.profiles[id];
+  }
+
+  list(provider?: string): AuthProfile[] {
+    return Object.values(this.data.profiles).filter((p) => !provider || p.provider === provider);
+  }
+
+  usage(id: string): ProfileUsage {
+    return this.data.usage[id] ?? { errorCount: 0, billingFailures: 0 };
+  }
+
+  /** The time until which the profile is unusable, or undefined when it is usable now. */
+  unavailableUntil(id: string, now = this.clock()): number | undefined {
+    const u = this.usage(id);
+    const until = Math.max(u.cooldownUntil ?? 0, u.disabledUntil ?? 0);
+    return until > now ? until : undefined;
+  }
+
+  isAvailable(id: string, now = this.clock()): boolean {
+    return this.unavailableUntil(id, now) === undefined;
+  }
+
+  /**
+   * Profiles of `provider` in the order to try them: the explicitly preferred one, then the session's last
+   * one (sticky, keeps the provider's prompt cache warm), then least recently used. Profiles in cooldown or
+   * disabled come last, soonest-available first.
+   */
+  order(provider: string, options: ProfileOrderOptions = {}): AuthProfile[] {
+    const now = options.now ?? this.clock();
+    const profiles = this.list(provider);
+    const sticky = options.sessionKey ? this.data.sessionProfiles[options.sessionKey] : undefined;
+    const rank = (p: AuthProfile): number => {
+      if (p.id === options.preferredProfileId) return 0;
+      if (p.id === sticky) return 1;
+      return 2;
+    };
+    const available = profiles.filter((p) => this.isAvailable(p.id, now));
+    const waiting = profiles.filter((p) => !this.isAvailable(p.id, now));
+    available.sort((a, b) => rank(a) - rank(b) || (this.usage(a.id).lastUsed ?? 0) - (this.usage(b.id).lastUsed ?? 0));
+    waiting.sort((a, b) => (this.unavailableUntil(a.id, now) ?? 0) - (this.unavailableUntil(b.id, now) ?? 0));
+    return [...available, ...waiting];
+  }
+
+  /** Records a successful call: clears the failure ladder and pins the profile to the session. */
+  markSuccess(id: string, sessionKey?: string): void {
+    const u = this.usage(id);
+    this.data.usage[id] = {
+      ...u,
+      lastUsed: this.clock(),
+      errorCount: 0,
+      cooldownUntil: undefined,
+      cooldownReason: undefined,
+    };
+    if (sessionKey) this.data.sessionProfiles[sessionKey] = id;
+    this.save();
+  }
+
+  /** Records that the profile was used (before the outcome is known), for least-recently-used order. */
+  markUsed(id: string): void {
+    this.data.usage[id] = { ...this.usage(id), lastUsed: this.clock() };
+    this.save();
+  }
+
+  /**
+   * Takes a profile out of rotation: billing disables it for hours (5 h doubling, capped at 24 h); any other
+   * reason puts it in cooldown (30 s, 1 min, 5 min). Returns the time it becomes usable again.
+   */
+  markFailure(id: string, reason: ProfileFailureReason): number {
+    const now = this.clock();
+    const prev = this.usage(id);
+    const stale = prev.lastFailureAt !== undefined && now - prev.lastFailureAt > FAILURE_WINDOW_MS;
+    const u: ProfileUsage = stale ? { ...prev, errorCount: 0, billingFailures: 0 } : { ...prev };
+    u.lastFailureAt = now;
+    let until: number;
+    if (reason === "billing") {
+      u.billingFailures += 1;
+      until = now + billingDisableMs(u.billingFailures);
+      u.disabledUntil = until;
+      u.disabledReason = reason;
+    } else {
+      u.errorCount += 1;
+      until = now + cooldownMs(u.errorCount);
+      u.cooldownUntil = until;
+      u.cooldownReason = reason;
+    }
+    this.data.usage[id] = u;
+    this.save();
+    return until;
+  }
+
+  /** Forgets the sticky profile of a session (on reset). */
+  clearSession(sessionKey: string): void {
+    delete this.data.sessionProfiles[sessionKey];
+    this.save();
+  }
+}
