@@ -1,6 +1,10 @@
 export { type Static, type TSchema, Type } from "@sinclair/typebox";
+export * from "./api-registry.js";
 export * from "./env-api-keys.js";
+export * from "./error-stream.js";
 export * from "./event-stream.js";
 export * from "./models.js";
+export * from "./register-builtins.js";
+export * from "./stream.js";
 export * from "./types.js";
 export * from "./validation.js";

@@ -1,0 +1,167 @@
+/**
+ * Built-in wire APIs, registered lazily: a provider module (and its vendor SDK) is only loaded by the first
+ * request that needs it, so importing @tiller/ai stays cheap. The stream is returned at once; events flow
+ * once the module has loaded. A module that fails to load becomes an `error` event, never a throw.
+ */
+import { registerApiProvider } from "./api-registry.js";
+import { createErrorMessage, createErrorStream, describeThrown } from "./error-stream.js";
+import { createAssistantMessageEventStream } from "./event-stream.js";
+import type {
+  Api,
+  AssistantMessageEventStreamLike,
+  Context,
+  Model,
+  SimpleStreamOptions,
+  StreamFunction,
+  StreamOptions,
+} from "./types.js";
+
+/** The two functions a lazily loaded API module supplies. */
+export interface LoadedApiFunctions {
+  stream: StreamFunction<Api, StreamOptions>;
+  streamSimple: StreamFunction<Api, SimpleStreamOptions>;
+}
+
+/** An API whose implementation is fetched on first use by `load` (called at most once while it succeeds). */
+export interface LazyApiProvider {
+  api: Api;
+  load: () => Promise<LoadedApiFunctions>;
+}
+
+/** Source id of the built-in registrations. */
+export const BUILTIN_SOURCE_ID = "tiller:builtin";
+
+/** Built-in module per api: path relative to this file and the names of its two exported stream functions. */
+const BUILTIN_MODULES: Record<string, { specifier: string; stream: string; streamSimple: string }> = {
+  "openai-completions": {
+    specifier: "./providers/openai-completions.js",
+    stream: "streamOpenAICompletions",
+    streamSimple: "streamSimpleOpenAICompletions",
+  },
+  "openai-responses": {
+    specifier: "./providers/openai-responses.js",
+    stream: "streamOpenAIResponses",
+    streamSimple: "streamSimpleOpenAIResponses",
+  },
+  "anthropic-messages": {
+    specifier: "./providers/anthropic.js",
+    stream: "streamAnthropic",
+    streamSimple: "streamSimpleAnthropic",
+  },
+  "google-generative-ai": {
+    specifier: "./providers/google.js",
+    stream: "streamGoogle",
+    streamSimple: "streamSimpleGoogle",
+  },
+  faux: { specifier: "./providers/faux.js", stream: "streamFaux", streamSimple: "streamSimpleFaux" },
+  offline: { specifier: "./providers/offline.js", stream: "streamOffline", streamSimple: "streamSimpleOffline" },
+};
+
+/** Loads `specifier` and picks the two named functions; rejects with a readable reason otherwise. */
+async function loadModule(specifier: string, streamName: string, simpleName: string): Promise<LoadedApiFunctions> {
+  // The specifier is held in a variable so the type checker (and bundlers) do not require the module to exist
+  // at build time; the providers are separate modules with their own SDK dependencies.
+  const mod = (await import(specifier)) as Record<string, unknown>;
+  const stream = mod[streamName];
+  const streamSimple = mod[simpleName];
+  if (typeof stream !== "function" || typeof streamSimple !== "function") {
+    throw new Error(`module ${specifier} does not export ${streamName} and ${simpleName}`);
+  }
+  return {
+    stream: stream as LoadedApiFunctions["stream"],
+    streamSimple: streamSimple as LoadedApiFunctions["streamSimple"],
+  };
+}
+
+type Pick2 = (fns: LoadedApiFunctions) => StreamFunction<Api, StreamOptions & SimpleStreamOptions>;
+
+/**
+ * Registers an API whose functions are loaded on first use. Until loaded, each call returns a stream that
+ * forwards the real provider's events; afterwards calls go straight to the provider (no forwarding cost).
+ */
+export function registerLazyApiProvider(provider: LazyApiProvider, sourceId?: string): void {
+  let loaded: LoadedApiFunctions | undefined;
+  let loading: Promise<LoadedApiFunctions> | undefined;
+  const ensure = (): Promise<LoadedApiFunctions> => {
+    loading ??= provider.load().then(
+      (fns) => {
+        loaded = fns;
+        return fns;
+      },
+      (error: unknown) => {
+        loading = undefined; // a later request tries again (the failure may be transient)
+        throw error;
+      },
+    );
+    return loading;
+  };
+
+  const call = (pick: Pick2, model: Model<Api>, context: Context, options?: SimpleStreamOptions) => {
+    if (loaded) {
+      try {
+        return pick(loaded)(model, context, options);
+      } catch (error) {
+        return createErrorStream(model, `Provider for api "${model.api}" threw: ${describeThrown(error)}`);
+      }
+    }
+    return forwardWhenLoaded(ensure(), pick, model, context, options);
+  };
+
+  registerApiProvider(
+    {
+      api: provider.api,
+      stream: (model, context, options) => call((f) => f.stream, model, context, options),
+      streamSimple: (model, context, options) => call((f) => f.streamSimple, model, context, options),
+    },
+    sourceId,
+  );
+}
+
+function forwardWhenLoaded(
+  pending: Promise<LoadedApiFunctions>,
+  pick: Pick2,
+  model: Model<Api>,
+  context: Context,
+  options?: SimpleStreamOptions,
+): AssistantMessageEventStreamLike {
+  const outer = createAssistantMessageEventStream();
+  const fail = (text: string) => {
+    const reason = options?.signal?.aborted ? "aborted" : "error";
+    outer.push({ type: "error", reason, error: createErrorMessage(model, text, reason) });
+  };
+  void (async () => {
+    let fns: LoadedApiFunctions;
+    try {
+      fns = await pending;
+    } catch (error) {
+      fail(`Failed to load provider for api "${model.api}": ${describeThrown(error)}`);
+      return;
+    }
+    try {
+      const inner = pick(fns)(model, context, options);
+      for await (const event of inner) {
+        outer.push(event);
+        if (event.type === "done" || event.type === "error") return;
+      }
+      fail(`Provider for api "${model.api}" ended its stream without a final event`);
+    } catch (error) {
+      fail(`Provider for api "${model.api}" failed: ${describeThrown(error)}`);
+    }
+  })();
+  return outer;
+}
+
+/** Registers every built-in API (lazily). Safe to call again: it replaces the built-in entries. */
+export function registerBuiltInApiProviders(): void {
+  for (const [api, entry] of Object.entries(BUILTIN_MODULES)) {
+    registerLazyApiProvider(
+      { api, load: () => loadModule(entry.specifier, entry.stream, entry.streamSimple) },
+      BUILTIN_SOURCE_ID,
+    );
+  }
+}
+
+/** Apis registered by `registerBuiltInApiProviders`. */
+export function getBuiltInApis(): Api[] {
+  return Object.keys(BUILTIN_MODULES);
+}
