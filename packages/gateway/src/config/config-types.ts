@@ -1,0 +1,61 @@
+/** Queue modes for a message that reaches a session whose run is still active. */
+export type QueueMode = "steer" | "followup" | "collect" | "interrupt";
+/** What happens when a session's pending queue is over its cap. */
+export type QueueDropPolicy = "old" | "new" | "summarize";
+export type ThinkingSetting = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+
+export interface QueueSettings {
+  mode: QueueMode;
+  /** Quiet time before queued `collect` messages are merged into one turn. */
+  debounceMs: number;
+  /** Most messages waiting per session. */
+  cap: number;
+  drop: QueueDropPolicy;
+}
+
+export interface GatewaySettings {
+  port: number;
+  bind: string;
+  auth: { token?: string; password?: string };
+  /** Largest accepted frame (bytes); bigger frames get an error and the connection stays open. */
+  maxPayloadBytes: number;
+  /** Per connection: beyond this many queued outgoing bytes, stream deltas are dropped for that client. */
+  maxBufferedBytes: number;
+  tickIntervalMs: number;
+}
+
+export interface AgentDefaults {
+  /** "provider/model-id"; empty means the offline model. */
+  model: string;
+  thinking: ThinkingSetting;
+  verbose: boolean;
+  timeoutSeconds: number;
+  /** Cap of the global `main` lane. */
+  maxConcurrent: number;
+  subagentMaxConcurrent: number;
+  cronMaxConcurrent: number;
+  /** Working directory of the agent's tools; defaults to $TILLER_HOME/workspace. */
+  workspace: string;
+}
+
+export interface AgentEntry {
+  id: string;
+  name?: string;
+  model?: string;
+  workspace?: string;
+}
+
+/** The whole validated configuration with every default filled in. `raw` keeps the file's object. */
+export interface TillerConfig {
+  home: string;
+  gateway: GatewaySettings;
+  agents: { defaults: AgentDefaults; list: AgentEntry[]; defaultId: string };
+  messages: { queue: QueueSettings };
+  raw: Record<string, unknown>;
+}
+
+export const DEFAULT_PORT = 18789;
+export const DEFAULT_TIMEOUT_SECONDS = 48 * 60 * 60;
+export const QUEUE_MODES: readonly QueueMode[] = ["steer", "followup", "collect", "interrupt"];
+export const DROP_POLICIES: readonly QueueDropPolicy[] = ["old", "new", "summarize"];
+export const THINKING_SETTINGS: readonly ThinkingSetting[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
