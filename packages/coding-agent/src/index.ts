@@ -1,2 +1,3 @@
 export {};
 export * from "./context/index.js";
+export * from "./extensions/index.js";

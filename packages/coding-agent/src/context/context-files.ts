@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { getTillerHome } from "./paths.js";
+import { resolveTillerHome } from "./paths.js";
 
 /** A project instruction file (AGENTS.md / CLAUDE.md) whose text goes into the system prompt. */
 export interface ContextFile {
@@ -14,7 +14,7 @@ export const CONTEXT_FILE_NAMES = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUD
 
 export interface LoadContextFilesOptions {
   cwd: string;
-  /** Tiller home (default `getTillerHome()`); its AGENTS.md / CLAUDE.md applies to every project. */
+  /** Tiller home (default `resolveTillerHome()`); its AGENTS.md / CLAUDE.md applies to every project. */
   tillerHome?: string;
 }
 
@@ -35,7 +35,7 @@ export function loadContextFiles(options: LoadContextFilesOptions): ContextFile[
       // Unreadable (permissions, race with deletion): the prompt simply goes without it.
     }
   };
-  add(options.tillerHome ?? getTillerHome());
+  add(options.tillerHome ?? resolveTillerHome());
   const chain: string[] = [];
   let dir = resolve(options.cwd);
   for (;;) {

@@ -1,6 +1,5 @@
 export * from "./context-files.js";
 export * from "./frontmatter.js";
-export * from "./paths.js";
 export * from "./prompt-templates.js";
 export * from "./skills.js";
 export * from "./system-prompt.js";

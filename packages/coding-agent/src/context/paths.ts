@@ -5,7 +5,7 @@ import { join } from "node:path";
  * Tiller's per-user folder: `$TILLER_HOME` when set, else `~/.tiller`.
  * Holds skills/, prompts/, extensions/, AGENTS.md and the settings the session layer reads.
  */
-export function getTillerHome(env: NodeJS.ProcessEnv = process.env): string {
+export function resolveTillerHome(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.TILLER_HOME;
   return fromEnv && fromEnv.length > 0 ? fromEnv : join(homedir(), ".tiller");
 }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { parseFrontmatter } from "./frontmatter.js";
-import { getProjectTillerDir, getTillerHome } from "./paths.js";
+import { getProjectTillerDir, resolveTillerHome } from "./paths.js";
 import type { Skill } from "./skills.js";
 
 /** A `/name` prompt template loaded from `<dir>/prompts/name.md`. */
@@ -24,7 +24,7 @@ export function loadPromptTemplates(options: LoadPromptTemplatesOptions): Prompt
   const byName = new Map<string, PromptTemplate>();
   const roots: Array<{ dir: string; source: PromptTemplate["source"] }> = [
     { dir: join(getProjectTillerDir(resolve(options.cwd)), "prompts"), source: "project" },
-    { dir: join(options.tillerHome ?? getTillerHome(), "prompts"), source: "user" },
+    { dir: join(options.tillerHome ?? resolveTillerHome(), "prompts"), source: "user" },
   ];
   for (const root of roots) {
     let names: string[];

@@ -1,7 +1,7 @@
 import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseFrontmatter } from "./frontmatter.js";
-import { getProjectTillerDir, getTillerHome } from "./paths.js";
+import { getProjectTillerDir, resolveTillerHome } from "./paths.js";
 
 /** A skill found on disk. Only `name` and `description` go into the system prompt; the model reads the file on demand. */
 export interface Skill {
@@ -48,7 +48,7 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
   const byName = new Map<string, Skill>();
   const roots: Array<{ dir: string; source: Skill["source"] }> = [
     { dir: join(getProjectTillerDir(resolve(options.cwd)), "skills"), source: "project" },
-    { dir: join(options.tillerHome ?? getTillerHome(), "skills"), source: "user" },
+    { dir: join(options.tillerHome ?? resolveTillerHome(), "skills"), source: "user" },
     ...(options.extraPaths ?? []).map((p) => ({ dir: resolve(options.cwd, p), source: "path" as const })),
   ];
   for (const root of roots) {

@@ -1,0 +1,3 @@
+export * from "./loader.js";
+export * from "./runner.js";
+export * from "./types.js";

@@ -1,0 +1,317 @@
+import type {
+  AfterToolCallContext,
+  AfterToolCallResult,
+  AgentEvent,
+  AgentMessage,
+  AgentTool,
+  BeforeToolCallContext,
+  BeforeToolCallResult,
+} from "@tiller/agent";
+import type {
+  ExtensionAPI,
+  ExtensionCommand,
+  ExtensionContext,
+  ExtensionError,
+  ExtensionEventMap,
+  ExtensionEventName,
+  ExtensionFactory,
+  ExtensionHandler,
+  ExtensionResult,
+} from "./types.js";
+
+/** One extension after its factory ran: what it registered. */
+export interface LoadedExtension {
+  path: string;
+  handlers: Map<ExtensionEventName, ExtensionHandler<ExtensionEventName>[]>;
+  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+  tools: AgentTool<any>[];
+  commands: Map<string, ExtensionCommand>;
+}
+
+/**
+ * Runs a factory against a fresh API object. Registrations are kept only if the factory finishes without
+ * throwing; a throwing factory yields an error and no half-registered extension.
+ */
+export async function instantiateExtension(
+  path: string,
+  factory: ExtensionFactory,
+  cwd: string,
+): Promise<{ extension?: LoadedExtension; error?: ExtensionError }> {
+  const ext: LoadedExtension = { path, handlers: new Map(), tools: [], commands: new Map() };
+  const api: ExtensionAPI = {
+    cwd,
+    on(event, handler) {
+      const list = ext.handlers.get(event) ?? [];
+      list.push(handler as unknown as ExtensionHandler<ExtensionEventName>);
+      ext.handlers.set(event, list);
+    },
+    registerTool(tool) {
+      if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") {
+        throw new Error("registerTool needs an object with a name and an execute function");
+      }
+      ext.tools.push(tool);
+    },
+    registerCommand(name, command) {
+      const clean = name.replace(/^\//, "");
+      if (!/^[A-Za-z0-9_.:-]+$/.test(clean)) throw new Error(`invalid command name "${name}"`);
+      if (!command || typeof command.handler !== "function") throw new Error(`command "${name}" has no handler`);
+      ext.commands.set(clean, command);
+    },
+  };
+  try {
+    await factory(api);
+    return { extension: ext };
+  } catch (err) {
+    return { error: { extension: path, phase: "load", message: errorText(err) } };
+  }
+}
+
+const NOOP_CONTEXT: ExtensionContext = {
+  cwd: process.cwd(),
+  hasUI: false,
+  notify: () => {},
+  abort: () => {},
+  isIdle: () => true,
+};
+
+/**
+ * Dispatches events to every loaded extension in load order. A handler that throws or rejects is reported through
+ * `onError` and treated as if it returned nothing, except `tool_call`, where a failing guard blocks the call
+ * (fail closed: a permission check that crashes must not let the tool run).
+ */
+export class ExtensionRunner {
+  readonly extensions: readonly LoadedExtension[];
+  private context: ExtensionContext = NOOP_CONTEXT;
+  private errorListeners: Array<(error: ExtensionError) => void> = [];
+  /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
+  private pendingErrors: ExtensionError[] = [];
+
+  constructor(extensions: readonly LoadedExtension[], loadErrors: readonly ExtensionError[] = []) {
+    this.extensions = extensions;
+    this.pendingErrors.push(...loadErrors);
+  }
+
+  /** Sets what handlers receive as `ctx` (done by the host once the session exists). */
+  setContext(context: ExtensionContext): void {
+    this.context = context;
+  }
+
+  /** Subscribes to extension errors; errors raised before the first subscription are delivered to it at once. */
+  onError(listener: (error: ExtensionError) => void): () => void {
+    this.errorListeners.push(listener);
+    const pending = this.pendingErrors.splice(0);
+    for (const e of pending) listener(e);
+    return () => {
+      this.errorListeners = this.errorListeners.filter((l) => l !== listener);
+    };
+  }
+
+  hasHandlers(event: ExtensionEventName): boolean {
+    return this.extensions.some((e) => (e.handlers.get(event)?.length ?? 0) > 0);
+  }
+
+  /** Tools from every extension; on a name clash the later extension's tool replaces the earlier one. */
+  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+  getTools(): AgentTool<any>[] {
+    // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+    const byName = new Map<string, AgentTool<any>>();
+    for (const e of this.extensions) for (const t of e.tools) byName.set(t.name, t);
+    return [...byName.values()];
+  }
+
+  getCommands(): Map<string, ExtensionCommand & { extension: string }> {
+    const out = new Map<string, ExtensionCommand & { extension: string }>();
+    for (const e of this.extensions) for (const [n, c] of e.commands) out.set(n, { ...c, extension: e.path });
+    return out;
+  }
+
+  /**
+   * Runs `/name args` if an extension registered `name`. Returns false when no such command exists.
+   * A throwing command is reported, and still counts as handled.
+   */
+  async runCommand(text: string): Promise<boolean> {
+    const m = /^\/([A-Za-z0-9_.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (!m) return false;
+    const cmd = this.getCommands().get(m[1]!);
+    if (!cmd) return false;
+    try {
+      await cmd.handler(m[2] ?? "", this.context);
+    } catch (err) {
+      this.report({ extension: cmd.extension, phase: `command:/${m[1]}`, message: errorText(err) });
+    }
+    return true;
+  }
+
+  /** Observe-only dispatch (agent and session events). Never throws. */
+  async emit<K extends ExtensionEventName>(event: ExtensionEventMap[K]): Promise<void> {
+    await this.each(event.type as K, event, () => undefined);
+  }
+
+  /** Forwards an agent event to observers; cheap when nobody listens. */
+  async emitAgentEvent(event: AgentEvent): Promise<void> {
+    if (!this.hasHandlers(event.type)) return;
+    await this.emit(event as ExtensionEventMap[typeof event.type]);
+  }
+
+  /** `input`: returns the (maybe transformed) text, or undefined when an extension handled it. */
+  async input(text: string): Promise<string | undefined> {
+    let current = text;
+    let handled = false;
+    await this.each("input", { type: "input", text }, (r) => {
+      if (handled || !r) return;
+      if (r.action === "handled") handled = true;
+      else if (r.action === "transform" && typeof r.text === "string") current = r.text;
+    });
+    return handled ? undefined : current;
+  }
+
+  /** `before_agent_start`: the system prompt for this run; later extensions see earlier replacements. */
+  async beforeAgentStart(prompt: string, systemPrompt: string): Promise<string> {
+    let current = systemPrompt;
+    for (const [ext, handler] of this.handlersOf("before_agent_start")) {
+      const r = await this.call(ext, "before_agent_start", handler, {
+        type: "before_agent_start",
+        prompt,
+        systemPrompt: current,
+      });
+      if (r && typeof r.systemPrompt === "string") current = r.systemPrompt;
+    }
+    return current;
+  }
+
+  /** `context`: the messages to send for this model call; chained through handlers. */
+  async transformContext(messages: AgentMessage[]): Promise<AgentMessage[]> {
+    let current = messages;
+    for (const [ext, handler] of this.handlersOf("context")) {
+      const r = await this.call(ext, "context", handler, { type: "context", messages: current });
+      if (r && Array.isArray(r.messages)) current = r.messages;
+    }
+    return current;
+  }
+
+  /** `tool_call`: block (first blocker wins) or rewrite the arguments (chained). */
+  async toolCall(
+    toolCallId: string,
+    toolName: string,
+    input: Record<string, unknown>,
+  ): Promise<{ block: true; reason: string } | { block: false; input: Record<string, unknown>; changed: boolean }> {
+    let current = input;
+    let changed = false;
+    for (const [ext, handler] of this.handlersOf("tool_call")) {
+      let r: ExtensionResult<"tool_call"> | undefined;
+      try {
+        r = (await handler({ type: "tool_call", toolCallId, toolName, input: current }, this.context)) as typeof r;
+      } catch (err) {
+        const message = errorText(err);
+        this.report({ extension: ext.path, phase: "tool_call", message });
+        return { block: true, reason: `Blocked: extension ${ext.path} failed while checking this call: ${message}` };
+      }
+      if (!r) continue;
+      if (r.block) return { block: true, reason: r.reason ?? `Blocked by extension ${ext.path}` };
+      if (r.input && typeof r.input === "object") {
+        current = r.input;
+        changed = true;
+      }
+    }
+    return { block: false, input: current, changed };
+  }
+
+  /** `tool_result`: each handler may replace content, details or isError; later handlers see the result so far. */
+  async toolResult(event: Omit<ExtensionEventMap["tool_result"], "type">): Promise<{
+    content: ExtensionEventMap["tool_result"]["content"];
+    details: unknown;
+    isError: boolean;
+    changed: boolean;
+  }> {
+    const cur = { content: event.content, details: event.details, isError: event.isError, changed: false };
+    for (const [ext, handler] of this.handlersOf("tool_result")) {
+      const r = await this.call(ext, "tool_result", handler, { type: "tool_result", ...event, ...cur });
+      if (!r) continue;
+      if (Array.isArray(r.content)) (cur.content = r.content), (cur.changed = true);
+      if (r.details !== undefined) (cur.details = r.details), (cur.changed = true);
+      if (typeof r.isError === "boolean") (cur.isError = r.isError), (cur.changed = true);
+    }
+    return cur;
+  }
+
+  /** Hooks in the shape of the agent loop's config (`beforeToolCall`, `afterToolCall`, `transformContext`). */
+  agentHooks(): {
+    beforeToolCall: (ctx: BeforeToolCallContext) => Promise<BeforeToolCallResult | undefined>;
+    afterToolCall: (ctx: AfterToolCallContext) => Promise<AfterToolCallResult | undefined>;
+    transformContext: (messages: AgentMessage[]) => Promise<AgentMessage[]>;
+  } {
+    return {
+      beforeToolCall: async (ctx) => {
+        if (!this.hasHandlers("tool_call")) return undefined;
+        const r = await this.toolCall(ctx.toolCall.id, ctx.toolCall.name, asRecord(ctx.args));
+        if (r.block) return { block: true, reason: r.reason };
+        return r.changed ? { args: r.input } : undefined;
+      },
+      afterToolCall: async (ctx) => {
+        if (!this.hasHandlers("tool_result")) return undefined;
+        const r = await this.toolResult({
+          toolCallId: ctx.toolCall.id,
+          toolName: ctx.toolCall.name,
+          input: asRecord(ctx.args),
+          content: ctx.result.content,
+          details: ctx.result.details,
+          isError: ctx.isError,
+        });
+        return r.changed ? { content: r.content, details: r.details, isError: r.isError } : undefined;
+      },
+      transformContext: (messages) =>
+        this.hasHandlers("context") ? this.transformContext(messages) : Promise.resolve(messages),
+    };
+  }
+
+  private *handlersOf<K extends ExtensionEventName>(event: K): Generator<[LoadedExtension, ExtensionHandler<K>]> {
+    for (const ext of this.extensions) {
+      for (const h of ext.handlers.get(event) ?? []) yield [ext, h as unknown as ExtensionHandler<K>];
+    }
+  }
+
+  private async each<K extends ExtensionEventName>(
+    event: K,
+    payload: ExtensionEventMap[K],
+    onResult: (r: ExtensionResult<K> | undefined) => void,
+  ): Promise<void> {
+    for (const [ext, handler] of this.handlersOf(event)) onResult(await this.call(ext, event, handler, payload));
+  }
+
+  private async call<K extends ExtensionEventName>(
+    ext: LoadedExtension,
+    event: K,
+    handler: ExtensionHandler<K>,
+    payload: ExtensionEventMap[K],
+  ): Promise<ExtensionResult<K> | undefined> {
+    try {
+      return (await handler(payload, this.context)) ?? undefined;
+    } catch (err) {
+      this.report({ extension: ext.path, phase: event, message: errorText(err) });
+      return undefined;
+    }
+  }
+
+  private report(error: ExtensionError): void {
+    if (this.errorListeners.length === 0) {
+      this.pendingErrors.push(error);
+      return;
+    }
+    for (const l of this.errorListeners) {
+      try {
+        l(error);
+      } catch {
+        // A failing error listener must not turn a reported error into a crash.
+      }
+    }
+  }
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}
