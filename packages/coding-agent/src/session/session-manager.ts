@@ -1,0 +1,509 @@
+/**
+ * `SessionManager`: one conversation as an append-only JSONL tree (format v3, compatible with pi 0.73).
+ *
+ * Contract:
+ * - Every append is one whole-line `write` on an append-mode descriptor, issued before the append method returns;
+ *   `sync()` fsyncs (AgentSession calls it at each turn end), so a crash after a completed turn loses nothing.
+ * - The file appears with the first entry (header and entry in one write), never empty.
+ * - A persisted manager holds `<file>.lock` (its pid) until `close()`; a second writer gets `SessionLockedError`.
+ * - Reading streams the file (see `reader.ts`); a torn last line is skipped with a warning and fenced off by a
+ *   newline before the next append.
+ */
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import type { AgentMessage } from "@tiller/agent";
+import type { ImageContent, TextContent } from "@tiller/ai";
+import { getSessionDir, getTillerHome } from "../home.js";
+import { buildSessionContext, pathToRoot } from "./context.js";
+import { newEntryId, uuidv7 } from "./ids.js";
+import { type ListOptions, listAllSessions, listSessions } from "./list.js";
+import { acquireSessionLock, releaseSessionLock } from "./lock.js";
+import { forgetSessionFile, readSessionFile, rememberSessionFile } from "./reader.js";
+import {
+  CURRENT_SESSION_VERSION,
+  type FileEntry,
+  type SessionContext,
+  type SessionEntry,
+  type SessionHeader,
+  type SessionInfo,
+  type SessionTreeNode,
+} from "./types.js";
+
+/** Where sessions live: an explicit directory, or the per-cwd directory under a Tiller home. */
+export interface SessionLocationOptions {
+  sessionDir?: string;
+  /** Tiller home (default `getTillerHome()`); ignored when `sessionDir` is given. */
+  home?: string;
+}
+
+export interface OpenSessionOptions extends SessionLocationOptions {
+  /** Use this cwd instead of the header's. */
+  cwdOverride?: string;
+  /** Read without taking the writer lock; appends then throw. */
+  readOnly?: boolean;
+  /** Called once per skipped line (default: `console.warn`). */
+  onWarning?: (message: string) => void;
+}
+
+type EntryInput = SessionEntry extends infer E
+  ? E extends SessionEntry
+    ? Omit<E, "id" | "parentId" | "timestamp">
+    : never
+  : never;
+
+function asLocation(arg: string | SessionLocationOptions | undefined): SessionLocationOptions {
+  return typeof arg === "string" ? { sessionDir: arg } : (arg ?? {});
+}
+
+function sessionDirFor(cwd: string, loc: SessionLocationOptions): string {
+  if (loc.sessionDir) {
+    mkdirSync(loc.sessionDir, { recursive: true });
+    return resolve(loc.sessionDir);
+  }
+  return getSessionDir(cwd, loc.home ?? getTillerHome());
+}
+
+function fileNameFor(header: SessionHeader): string {
+  return `${header.timestamp.replace(/[:.]/g, "-")}_${header.id}.jsonl`;
+}
+
+/** Upgrades v1 (no ids) and v2 (`hookMessage` role) entries in place. Returns true when something changed. */
+function migrate(header: SessionHeader, entries: SessionEntry[]): boolean {
+  const version = header.version ?? 1;
+  if (version >= CURRENT_SESSION_VERSION) return false;
+  if (version < 2) {
+    const taken = new Set<string>();
+    let parent: string | null = null;
+    for (const e of entries) {
+      const id = newEntryId(taken);
+      taken.add(id);
+      e.id = id;
+      e.parentId = parent;
+      parent = id;
+    }
+  }
+  for (const e of entries) {
+    const m = e.type === "message" ? (e.message as { role: string }) : undefined;
+    if (m && m.role === "hookMessage") m.role = "custom";
+  }
+  header.version = CURRENT_SESSION_VERSION;
+  return true;
+}
+
+export class SessionManager {
+  private header: SessionHeader;
+  private entries: SessionEntry[] = [];
+  private byId = new Map<string, SessionEntry>();
+  private labels = new Map<string, string>();
+  private leafId: string | null = null;
+  private file: string | undefined;
+  private fd: number | undefined;
+  private needsFence = false;
+  private dirty = false;
+  private locked = false;
+  private readonly warnings: string[] = [];
+
+  private constructor(
+    private cwd: string,
+    private readonly sessionDir: string | undefined,
+    private readonly readOnly: boolean,
+    private readonly onWarning: (message: string) => void,
+  ) {
+    this.header = { type: "session", version: CURRENT_SESSION_VERSION, id: "", timestamp: "", cwd };
+  }
+
+  // ---- constructors ----
+
+  /** A new session of `cwd`, stored in its per-cwd directory (or `sessionDir`). The file appears on first append. */
+  static create(cwd: string, location?: string | SessionLocationOptions): SessionManager {
+    const loc = asLocation(location);
+    const sm = new SessionManager(resolve(cwd), sessionDirFor(resolve(cwd), loc), false, defaultWarn);
+    sm.newSession();
+    return sm;
+  }
+
+  /** Opens an existing session file for appending (or read-only). */
+  static open(path: string, options: string | OpenSessionOptions = {}): SessionManager {
+    const opts: OpenSessionOptions = typeof options === "string" ? { sessionDir: options } : options;
+    const file = resolve(path);
+    const parsed = readSessionFile(file);
+    const cwd = opts.cwdOverride ?? parsed.header.cwd ?? process.cwd();
+    const sm = new SessionManager(
+      cwd,
+      opts.sessionDir ? resolve(opts.sessionDir) : dirname(file),
+      opts.readOnly === true,
+      opts.onWarning ?? defaultWarn,
+    );
+    if (!sm.readOnly) {
+      acquireSessionLock(file);
+      sm.locked = true;
+    }
+    sm.file = file;
+    sm.header = parsed.header;
+    sm.entries = parsed.entries;
+    sm.needsFence = !parsed.endsWithNewline;
+    for (const w of parsed.warnings) sm.warn(w);
+    if (migrate(sm.header, sm.entries)) {
+      if (sm.readOnly)
+        sm.warn(`${file}: session format v${parsed.header.version ?? 1} read as v3 (not rewritten: read-only)`);
+      else sm.rewriteFile();
+    }
+    sm.reindex();
+    return sm;
+  }
+
+  /** The most recently modified session of `cwd`, or a new one. */
+  static continueRecent(cwd: string, location?: string | SessionLocationOptions): SessionManager {
+    const loc = asLocation(location);
+    const dir = sessionDirFor(resolve(cwd), loc);
+    const recent = listSessions(dir)[0];
+    return recent
+      ? SessionManager.open(recent.path, { sessionDir: dir })
+      : SessionManager.create(cwd, { sessionDir: dir });
+  }
+
+  /** A session that is never written to disk. */
+  static inMemory(cwd: string = process.cwd()): SessionManager {
+    const sm = new SessionManager(resolve(cwd), undefined, false, defaultWarn);
+    sm.newSession();
+    return sm;
+  }
+
+  /** Copies the whole history of `sourcePath` into a new session of `targetCwd` (header `parentSession` set). */
+  static forkFrom(sourcePath: string, targetCwd: string, location?: string | SessionLocationOptions): SessionManager {
+    const source = SessionManager.open(sourcePath, { readOnly: true });
+    const sm = SessionManager.create(targetCwd, location);
+    sm.newSession({ parentSession: resolve(sourcePath) });
+    sm.adoptEntries(source.getEntries(), source.getLeafId());
+    return sm;
+  }
+
+  /** Sessions of `cwd`, newest first, read from each file's head and tail only. */
+  static list(cwd: string, location?: string | (SessionLocationOptions & ListOptions)): SessionInfo[] {
+    const loc = asLocation(location);
+    return listSessions(sessionDirFor(resolve(cwd), loc), typeof location === "object" ? location : undefined);
+  }
+
+  /** Sessions of every working directory under a home, newest first. */
+  static listAll(home: string = getTillerHome(), options?: ListOptions): SessionInfo[] {
+    return listAllSessions(join(home, "sessions"), options);
+  }
+
+  // ---- lifecycle ----
+
+  /** Starts a fresh session (new id, new file in the same directory). Returns the new file path. */
+  newSession(options: { id?: string; parentSession?: string } = {}): string | undefined {
+    this.closeFile();
+    const timestamp = new Date().toISOString();
+    this.header = {
+      type: "session",
+      version: CURRENT_SESSION_VERSION,
+      id: options.id ?? uuidv7(),
+      timestamp,
+      cwd: this.cwd,
+      ...(options.parentSession ? { parentSession: options.parentSession } : {}),
+    };
+    this.entries = [];
+    this.reindex();
+    this.needsFence = false;
+    if (this.sessionDir) {
+      this.file = join(this.sessionDir, fileNameFor(this.header));
+      acquireSessionLock(this.file);
+      this.locked = true;
+    }
+    return this.file;
+  }
+
+  /** Flushes written entries to stable storage. */
+  sync(): void {
+    if (this.fd !== undefined) fsyncSync(this.fd);
+  }
+
+  /** Releases the file and its lock. Further appends reopen nothing: they throw. */
+  close(): void {
+    this.closeFile();
+  }
+
+  private closeFile(): void {
+    if (this.fd !== undefined) {
+      try {
+        fsyncSync(this.fd);
+        // A file with skipped lines is parsed again next time, so its warnings are reported accurately.
+        if (this.file && this.dirty && this.warnings.length > 0) forgetSessionFile(this.file);
+        else if (this.file && this.dirty) {
+          const st = fstatSync(this.fd);
+          const file = {
+            header: this.header,
+            entries: this.entries.slice(),
+            warnings: [],
+            parsedBytes: st.size,
+            endsWithNewline: true,
+          };
+          rememberSessionFile(this.file, file, st);
+        }
+      } finally {
+        closeSync(this.fd);
+        this.fd = undefined;
+      }
+    }
+    if (this.file && this.locked) releaseSessionLock(this.file);
+    this.locked = false;
+    this.dirty = false;
+  }
+
+  // ---- accessors ----
+
+  isPersisted(): boolean {
+    return this.sessionDir !== undefined && this.file !== undefined;
+  }
+  getCwd(): string {
+    return this.cwd;
+  }
+  getSessionDir(): string {
+    return this.sessionDir ?? "";
+  }
+  getSessionId(): string {
+    return this.header.id;
+  }
+  getSessionFile(): string | undefined {
+    return this.sessionDir ? this.file : undefined;
+  }
+  getHeader(): SessionHeader {
+    return this.header;
+  }
+  /** Lines skipped while reading (torn tail, malformed lines). */
+  getWarnings(): readonly string[] {
+    return this.warnings;
+  }
+  getLeafId(): string | null {
+    return this.leafId;
+  }
+  getLeafEntry(): SessionEntry | undefined {
+    return this.leafId === null ? undefined : this.byId.get(this.leafId);
+  }
+  getEntry(id: string): SessionEntry | undefined {
+    return this.byId.get(id);
+  }
+  /** All entries in file order (a copy of the list; entries themselves must not be mutated). */
+  getEntries(): SessionEntry[] {
+    return this.entries.slice();
+  }
+  getChildren(parentId: string): SessionEntry[] {
+    return this.entries.filter((e) => e.parentId === parentId);
+  }
+  getLabel(id: string): string | undefined {
+    return this.labels.get(id);
+  }
+  getSessionName(): string | undefined {
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const e = this.entries[i] as SessionEntry;
+      if (e.type === "session_info") return e.name || undefined;
+    }
+    return undefined;
+  }
+  /** Entries from the root to `fromId` (default: the leaf), oldest first. */
+  getBranch(fromId: string | null = this.leafId): SessionEntry[] {
+    return pathToRoot(this.byId, fromId);
+  }
+  /** What the model sees at the current leaf. */
+  buildSessionContext(): SessionContext {
+    return buildSessionContext(this.entries, this.leafId, this.byId);
+  }
+  /** The tree of entries (roots first; orphans become roots). */
+  getTree(): SessionTreeNode[] {
+    const nodes = new Map<string, SessionTreeNode>();
+    for (const e of this.entries) {
+      const label = this.labels.get(e.id);
+      nodes.set(e.id, { entry: e, children: [], ...(label !== undefined ? { label } : {}) });
+    }
+    const roots: SessionTreeNode[] = [];
+    for (const e of this.entries) {
+      const node = nodes.get(e.id) as SessionTreeNode;
+      const parent = e.parentId === null ? undefined : nodes.get(e.parentId);
+      if (parent) parent.children.push(node);
+      else roots.push(node);
+    }
+    return roots;
+  }
+
+  // ---- tree navigation ----
+
+  /** Moves the leaf to `entryId`: the next append starts a new branch there. */
+  branch(entryId: string): void {
+    if (!this.byId.has(entryId)) throw new Error(`no entry ${entryId} in session ${this.header.id}`);
+    this.leafId = entryId;
+  }
+  /** Moves the leaf before the first entry: the next append is a new root. */
+  resetLeaf(): void {
+    this.leafId = null;
+  }
+  /** `branch(fromId)` plus a `branch_summary` entry describing the abandoned path. */
+  branchWithSummary(fromId: string | null, summary: string, details?: unknown, fromHook?: boolean): string {
+    if (fromId === null) this.resetLeaf();
+    else this.branch(fromId);
+    return this.append({
+      type: "branch_summary",
+      fromId: fromId ?? "root",
+      summary,
+      ...(details !== undefined ? { details } : {}),
+      ...(fromHook !== undefined ? { fromHook } : {}),
+    });
+  }
+
+  /**
+   * Forks the path root → `leafId` (default: the leaf) into a new file whose header names this one as parent, and
+   * switches this manager to it (later appends go to the fork). Returns the new path (undefined in memory).
+   */
+  createBranchedSession(leafId: string | null = this.leafId): string | undefined {
+    const path = this.getBranch(leafId);
+    const parent = this.file && this.sessionDir ? this.file : undefined;
+    this.newSession(parent ? { parentSession: parent } : {});
+    this.adoptEntries(path, path[path.length - 1]?.id ?? null);
+    return this.getSessionFile();
+  }
+
+  // ---- appends ----
+
+  appendMessage(message: AgentMessage): string {
+    return this.append({ type: "message", message });
+  }
+  appendThinkingLevelChange(thinkingLevel: string): string {
+    return this.append({ type: "thinking_level_change", thinkingLevel });
+  }
+  appendModelChange(provider: string, modelId: string): string {
+    return this.append({ type: "model_change", provider, modelId });
+  }
+  appendCompaction<T = unknown>(
+    summary: string,
+    firstKeptEntryId: string,
+    tokensBefore: number,
+    details?: T,
+    fromHook?: boolean,
+  ): string {
+    return this.append({
+      type: "compaction",
+      summary,
+      firstKeptEntryId,
+      tokensBefore,
+      ...(details !== undefined ? { details } : {}),
+      ...(fromHook !== undefined ? { fromHook } : {}),
+    });
+  }
+  appendCustomEntry(customType: string, data?: unknown): string {
+    return this.append({ type: "custom", customType, ...(data !== undefined ? { data } : {}) });
+  }
+  appendCustomMessageEntry<T = unknown>(
+    customType: string,
+    content: string | (TextContent | ImageContent)[],
+    display: boolean,
+    details?: T,
+  ): string {
+    return this.append({
+      type: "custom_message",
+      customType,
+      content,
+      display,
+      ...(details !== undefined ? { details } : {}),
+    });
+  }
+  appendSessionInfo(name: string): string {
+    return this.append({ type: "session_info", name });
+  }
+  /** Sets (or, with undefined/empty, clears) the label of `targetId`. */
+  appendLabelChange(targetId: string, label: string | undefined): string {
+    if (!this.byId.has(targetId)) throw new Error(`no entry ${targetId} to label`);
+    return this.append({ type: "label", targetId, label: label || undefined });
+  }
+
+  /** Appends an entry as a child of the leaf and moves the leaf to it. Returns the entry id. */
+  append(input: EntryInput): string {
+    if (this.readOnly) throw new Error(`session ${this.header.id} was opened read-only`);
+    const entry = {
+      ...input,
+      id: newEntryId(this.byId),
+      parentId: this.leafId,
+      timestamp: new Date().toISOString(),
+    } as SessionEntry;
+    this.write(`${JSON.stringify(entry)}\n`);
+    this.index(entry);
+    this.entries.push(entry);
+    this.leafId = entry.id;
+    return entry.id;
+  }
+
+  // ---- internals ----
+
+  private write(line: string): void {
+    if (!this.file || !this.sessionDir) return;
+    if (!this.locked) throw new Error(`session ${this.header.id} is closed`);
+    let text = line;
+    if (this.fd === undefined) {
+      const exists = existsSync(this.file);
+      this.fd = openSync(this.file, "a", 0o600);
+      if (!exists || fstatSync(this.fd).size === 0) text = `${JSON.stringify(this.header)}\n${text}`;
+    }
+    if (this.needsFence) {
+      text = `\n${text}`;
+      this.needsFence = false;
+    }
+    writeSync(this.fd, text);
+    this.dirty = true;
+  }
+
+  private adoptEntries(entries: readonly SessionEntry[], leafId: string | null): void {
+    if (entries.length === 0) return;
+    const lines: string[] = [];
+    for (const e of entries) {
+      lines.push(JSON.stringify(e));
+      this.index(e);
+      this.entries.push(e);
+    }
+    this.write(`${lines.join("\n")}\n`);
+    this.leafId = leafId;
+  }
+
+  private reindex(): void {
+    this.byId.clear();
+    this.labels.clear();
+    this.leafId = null;
+    for (const e of this.entries) this.index(e);
+    this.leafId = this.entries[this.entries.length - 1]?.id ?? null;
+  }
+
+  private index(e: SessionEntry): void {
+    this.byId.set(e.id, e);
+    if (e.type === "label") {
+      if (e.label) this.labels.set(e.targetId, e.label);
+      else this.labels.delete(e.targetId);
+    }
+  }
+
+  /** Writes header and entries to a temp file and renames it over the session (used after a migration). */
+  private rewriteFile(): void {
+    if (!this.file) return;
+    const tmp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
+    const all: FileEntry[] = [this.header, ...this.entries];
+    writeFileSync(tmp, `${all.map((e) => JSON.stringify(e)).join("\n")}\n`, { mode: 0o600 });
+    renameSync(tmp, this.file);
+    this.needsFence = false;
+  }
+
+  private warn(message: string): void {
+    this.warnings.push(message);
+    this.onWarning(message);
+  }
+}
+
+function defaultWarn(message: string): void {
+  console.warn(`tiller: ${message}`);
+}

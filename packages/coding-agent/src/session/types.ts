@@ -1,0 +1,136 @@
+/**
+ * The session file format, version 3 — the same JSONL tree pi-coding-agent 0.73 writes, so a file written by
+ * one opens in the other. Line 1 is a `SessionHeader`; every other line is a `SessionEntry` linked to its
+ * parent by `parentId` (null for a root). Entries are never rewritten: branching appends a child to an earlier
+ * entry and moves the leaf.
+ */
+
+import type { AgentMessage } from "@tiller/agent";
+import type { ImageContent, TextContent } from "@tiller/ai";
+
+export const CURRENT_SESSION_VERSION = 3;
+
+export interface SessionHeader {
+  type: "session";
+  version?: number;
+  /** UUID v7. */
+  id: string;
+  /** ISO time of creation. */
+  timestamp: string;
+  cwd: string;
+  /** Path of the session this one was forked from. */
+  parentSession?: string;
+}
+
+export interface SessionEntryBase {
+  type: string;
+  /** 8 hex characters, unique within the file. */
+  id: string;
+  parentId: string | null;
+  /** ISO time. */
+  timestamp: string;
+}
+
+export interface SessionMessageEntry extends SessionEntryBase {
+  type: "message";
+  message: AgentMessage;
+}
+
+export interface ThinkingLevelChangeEntry extends SessionEntryBase {
+  type: "thinking_level_change";
+  thinkingLevel: string;
+}
+
+export interface ModelChangeEntry extends SessionEntryBase {
+  type: "model_change";
+  provider: string;
+  modelId: string;
+}
+
+/** Everything before `firstKeptEntryId` on the path is replaced by `summary` in the context. */
+export interface CompactionEntry<T = unknown> extends SessionEntryBase {
+  type: "compaction";
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  details?: T;
+  fromHook?: boolean;
+}
+
+/** Summary of an abandoned branch, sent to the model as a user message. */
+export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase {
+  type: "branch_summary";
+  fromId: string;
+  summary: string;
+  details?: T;
+  fromHook?: boolean;
+}
+
+/** Extension state; never sent to the model. */
+export interface CustomEntry<T = unknown> extends SessionEntryBase {
+  type: "custom";
+  customType: string;
+  data?: T;
+}
+
+/** Extension-injected message; sent to the model as a user message. */
+export interface CustomMessageEntry<T = unknown> extends SessionEntryBase {
+  type: "custom_message";
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  details?: T;
+  display: boolean;
+}
+
+/** Bookmark on `targetId`; an undefined label clears it. */
+export interface LabelEntry extends SessionEntryBase {
+  type: "label";
+  targetId: string;
+  label: string | undefined;
+}
+
+/** Session metadata (display name). */
+export interface SessionInfoEntry extends SessionEntryBase {
+  type: "session_info";
+  name?: string;
+}
+
+export type SessionEntry =
+  | SessionMessageEntry
+  | ThinkingLevelChangeEntry
+  | ModelChangeEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | CustomEntry
+  | CustomMessageEntry
+  | LabelEntry
+  | SessionInfoEntry;
+
+export type FileEntry = SessionHeader | SessionEntry;
+
+/** What `buildSessionContext` resolves from the leaf's path. */
+export interface SessionContext {
+  messages: AgentMessage[];
+  thinkingLevel: string;
+  model: { provider: string; modelId: string } | null;
+}
+
+export interface SessionTreeNode {
+  entry: SessionEntry;
+  children: SessionTreeNode[];
+  label?: string;
+}
+
+/** A session as `SessionManager.list` sees it, from the file's head and tail only. */
+export interface SessionInfo {
+  path: string;
+  id: string;
+  cwd: string;
+  name?: string;
+  parentSessionPath?: string;
+  created: Date;
+  modified: Date;
+  sizeBytes: number;
+  /** Text of the first user message, when it lies in the head of the file. */
+  firstMessage: string;
+}
