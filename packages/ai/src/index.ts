@@ -1,9 +1,11 @@
 export { type Static, type TSchema, Type } from "@sinclair/typebox";
 export * from "./api-registry.js";
+export * from "./classify-error.js";
 export * from "./env-api-keys.js";
 export * from "./error-stream.js";
 export * from "./event-stream.js";
 export * from "./models.js";
+export * from "./overflow.js";
 export * from "./register-builtins.js";
 export * from "./stream.js";
 export * from "./types.js";
