@@ -1,1 +1,4 @@
+export * from "./agent.js";
+export * from "./agent-loop.js";
+export { SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, type SkipCause } from "./tool-execution.js";
 export * from "./types.js";

@@ -81,15 +81,25 @@ export interface AgentContext {
   tools?: AgentTool<any>[];
 }
 
+/**
+ * What `beforeToolCall` may return. `undefined` lets the call run (with `args` as the hook left them: in-place
+ * mutation is honoured without revalidation, as in pi-agent-core).
+ */
 export interface BeforeToolCallResult {
   /** `true` turns the call into an error result carrying `reason`. */
   block?: boolean;
   reason?: string;
-  /** Replacement arguments; validated again before the tool runs. */
+  /** Replacement arguments; validated again against the tool's schema before the tool runs. */
   args?: unknown;
 }
 
+/**
+ * What `afterToolCall` may return. `result` (the seed's form) replaces the whole result; then each other field,
+ * when present, replaces that field in full (no deep merge). Omitted fields keep the executed values.
+ */
 export interface AfterToolCallResult {
+  // biome-ignore lint/suspicious/noExplicitAny: result details are tool-specific.
+  result?: AgentToolResult<any>;
   content?: (TextContent | ImageContent)[];
   details?: unknown;
   isError?: boolean;
@@ -129,3 +139,88 @@ export type AgentEvent =
   | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: any; isError: boolean };
 
 export type AgentEventType = AgentEvent["type"];
+
+/** The `AgentEvent` of one type, e.g. `AgentEventOf<"message_update">`. */
+export type AgentEventOf<K extends AgentEventType> = Extract<AgentEvent, { type: K }>;
+
+/**
+ * Receives every event of a run, in order. May be async: the run waits for the returned promise before the next
+ * event is delivered, and does not settle before it. A throw or rejection is reported and isolated.
+ */
+export type AgentListener = (event: AgentEvent, signal: AbortSignal) => Promise<void> | void;
+
+/** Where the loop sends its events; a returned promise is awaited before the loop goes on. */
+export type AgentEventSink = (event: AgentEvent) => Promise<void> | void;
+
+/** Context passed to `shouldStopAfterTurn`. */
+export interface ShouldStopAfterTurnContext {
+  message: AssistantMessage;
+  toolResults: ToolResultMessage[];
+  context: AgentContext;
+  /** Messages this loop invocation returns if it stops now. */
+  newMessages: AgentMessage[];
+}
+
+/**
+ * Configuration of the low-level loop (`agentLoop`, `runAgentLoop`). Stream options are forwarded to the stream
+ * function on every LLM call. None of the callbacks should throw; if `transformContext`, `convertToLlm` or
+ * `getApiKey` throws, the turn ends with an error assistant message instead of an exception.
+ */
+export interface AgentLoopConfig extends SimpleStreamOptions {
+  model: Model;
+  /** AgentMessage[] → Message[] before each LLM call: convert or drop custom message types. */
+  convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
+  /** Runs before `convertToLlm` on every LLM call (pruning, injection). The loop's transcript is not replaced. */
+  transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
+  /** Resolved on every LLM call, so short-lived tokens refresh during long tool phases. */
+  getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
+  /** Called after `turn_end`; `true` ends the run before the queues are polled. */
+  shouldStopAfterTurn?: (context: ShouldStopAfterTurnContext) => boolean | Promise<boolean>;
+  /** Drains queued steering messages (polled before the first turn, at tool boundaries and after each turn). */
+  getSteeringMessages?: () => AgentMessage[] | Promise<AgentMessage[]>;
+  /** Drains queued follow-up messages (polled only when the agent would otherwise stop). */
+  getFollowUpMessages?: () => AgentMessage[] | Promise<AgentMessage[]>;
+  /** Default `parallel`. Read at every tool batch, so it may change during a run. */
+  toolExecution?: ToolExecutionMode;
+  /** What a steering message does to the current tool batch. Default `skip-remaining`. */
+  steeringDelivery?: SteeringDelivery;
+  /**
+   * Needed for `steeringDelivery: "abort"`: registers a callback fired when a steering message is queued;
+   * returns the unregister function.
+   */
+  onSteeringQueued?: (notify: () => void) => () => void;
+  beforeToolCall?: (
+    context: BeforeToolCallContext,
+    signal?: AbortSignal,
+  ) => Promise<BeforeToolCallResult | undefined> | BeforeToolCallResult | undefined;
+  afterToolCall?: (
+    context: AfterToolCallContext,
+    signal?: AbortSignal,
+  ) => Promise<AfterToolCallResult | undefined> | AfterToolCallResult | undefined;
+}
+
+/**
+ * A snapshot of the agent. Immutable: the object and its arrays never change once handed out; every update
+ * yields a new snapshot from `agent.state`. Assigning `systemPrompt`, `model`, `thinkingLevel`, `tools` or
+ * `messages` (pi-agent-core style) updates the agent (copying assigned arrays), not this snapshot.
+ */
+export interface AgentState {
+  systemPrompt: string;
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+  tools: AgentTool<any>[];
+  messages: AgentMessage[];
+  /** True from the start of a run until its last listener has settled. */
+  readonly isStreaming: boolean;
+  /** The message being streamed, or null (the seed's name). */
+  readonly streamMessage: AgentMessage | null;
+  /** The message being streamed, or undefined (pi-agent-core's name). */
+  readonly streamingMessage?: AgentMessage;
+  /** Ids of tool calls started and not yet ended. */
+  readonly pendingToolCalls: ReadonlySet<string>;
+  /** Error of the most recent failed or aborted turn (the seed's name). */
+  readonly error?: string;
+  /** Same as `error` (pi-agent-core's name). */
+  readonly errorMessage?: string;
+}
