@@ -6,6 +6,7 @@ export * from "./error-stream.js";
 export * from "./event-stream.js";
 export * from "./models.js";
 export * from "./overflow.js";
+export * from "./providers/faux.js";
 export * from "./register-builtins.js";
 export * from "./stream.js";
 export * from "./types.js";
