@@ -1,0 +1,117 @@
+/** Transcript entries shown in the terminal UI: user turns, assistant replies (thinking + markdown), notices. */
+import { type Component, Markdown, Text } from "@mariozechner/pi-tui";
+import { c, markdownTheme } from "./theme.js";
+
+/** A transcript entry; once `finished()` it is committed to the scrollback and never redrawn. */
+export interface ChatItem extends Component {
+  finished(): boolean;
+  /** Forces the entry to its final state (e.g. the run ended before it completed). */
+  finish(): void;
+}
+
+/** Text parts of a user message (string or content blocks). */
+export function userText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((p: { type?: string; text?: string }) =>
+      p.type === "text" ? (p.text ?? "") : p.type === "image" ? "[image]" : "",
+    )
+    .join("");
+}
+
+export class UserItem implements ChatItem {
+  private text: Text;
+  constructor(text: string, label = "you") {
+    this.text = new Text(`${c.bold(c.green(`${label} ›`))} ${text}`, 1, 0);
+  }
+  finished(): boolean {
+    return true;
+  }
+  finish(): void {}
+  invalidate(): void {
+    this.text.invalidate();
+  }
+  render(width: number): string[] {
+    return ["", ...this.text.render(width)];
+  }
+}
+
+export class NoticeItem implements ChatItem {
+  private text: Text;
+  constructor(message: string, level: "info" | "warning" | "error" = "info") {
+    const color = level === "error" ? c.red : level === "warning" ? c.yellow : c.gray;
+    this.text = new Text(color(message), 1, 0);
+  }
+  finished(): boolean {
+    return true;
+  }
+  finish(): void {}
+  invalidate(): void {
+    this.text.invalidate();
+  }
+  render(width: number): string[] {
+    return this.text.render(width);
+  }
+}
+
+interface AssistantLike {
+  content?: Array<{ type: string; text?: string; thinking?: string }>;
+  stopReason?: string;
+  errorMessage?: string;
+}
+
+/** The assistant's reply while it streams: thinking (dim) then markdown text. Tool calls are separate items. */
+export class AssistantItem implements ChatItem {
+  private thinking = new Text("", 1, 0);
+  private markdown = new Markdown("", 1, 0, markdownTheme);
+  private footer = new Text("", 1, 0);
+  private hasThinking = false;
+  private hasText = false;
+  private done = false;
+  private showThinking: boolean;
+
+  constructor(showThinking = true) {
+    this.showThinking = showThinking;
+  }
+
+  /** Takes the whole partial message; cheap to call per delta (rendering is deferred to the next frame). */
+  update(message: AssistantLike): void {
+    let thinking = "";
+    let text = "";
+    for (const part of message.content ?? []) {
+      if (part.type === "thinking" && part.thinking) thinking += part.thinking;
+      else if (part.type === "text" && part.text) text += part.text;
+    }
+    this.hasThinking = thinking.trim().length > 0;
+    this.hasText = text.trim().length > 0;
+    if (this.hasThinking) this.thinking.setText(c.dim(c.italic(thinking.trim())));
+    if (this.hasText) this.markdown.setText(text.trim());
+  }
+
+  end(message: AssistantLike): void {
+    this.update(message);
+    if (message.stopReason === "aborted") this.footer.setText(c.yellow("⏹ aborted"));
+    else if (message.stopReason === "error") this.footer.setText(c.red(`✖ ${message.errorMessage ?? "error"}`));
+    this.done = true;
+  }
+
+  finished(): boolean {
+    return this.done;
+  }
+  finish(): void {
+    this.done = true;
+  }
+  invalidate(): void {
+    this.thinking.invalidate();
+    this.markdown.invalidate();
+    this.footer.invalidate();
+  }
+  render(width: number): string[] {
+    const lines: string[] = [""];
+    if (this.hasThinking && this.showThinking) lines.push(...this.thinking.render(width));
+    if (this.hasText) lines.push(...this.markdown.render(width));
+    lines.push(...this.footer.render(width));
+    return lines.length === 1 ? [] : lines;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Inline renderer that keeps the terminal's scrollback intact and never clears the screen.
+ *
+ * Finished content (past messages, completed tool calls) is written once with `commit()` and then belongs to the
+ * terminal's scrollback. Only the live region at the bottom (the message being streamed, the editor, the status
+ * line) is redrawn, and only from its first changed line, inside synchronized-output brackets, so nothing flickers.
+ * When the live region would grow taller than the screen, its top lines are committed (they scrolled out of view
+ * and could not be redrawn without clearing the screen — what makes other TUIs lose scrollback).
+ */
+import { type Component, CURSOR_MARKER, type Terminal, truncateToWidth } from "@mariozechner/pi-tui";
+
+/** A live component whose top lines can be handed to the scrollback. */
+export interface LiveRoot extends Component {
+  /** Drops the first `n` rendered lines from future renders (they were committed). */
+  consumeTop(n: number): void;
+  /** How many of the top lines may be committed (lines of finished or streaming items, not editor or status). */
+  committableTop(width: number): number;
+}
+
+const SYNC_START = "\x1b[?2026h";
+const SYNC_END = "\x1b[?2026l";
+const RESET = "\x1b[0m";
+const MIN_INTERVAL_MS = 16;
+
+export class LiveRenderer {
+  readonly terminal: Terminal;
+  private root: LiveRoot;
+  private prev: string[] = [];
+  private pendingCommit: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private lastRender = 0;
+  private stopped = true;
+  private width = 0;
+  /** Number of frames written (for tests and diagnostics). */
+  frames = 0;
+
+  constructor(terminal: Terminal, root: LiveRoot) {
+    this.terminal = terminal;
+    this.root = root;
+  }
+
+  start(onInput: (data: string) => void): void {
+    this.stopped = false;
+    this.terminal.start(onInput, () => this.onResize());
+    this.terminal.hideCursor();
+    this.width = this.terminal.columns;
+    this.renderNow();
+  }
+
+  /** Restores the terminal: cursor below the live region, visible. */
+  stop(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.renderNow();
+    this.stopped = true;
+    this.terminal.write("\r\n");
+    this.terminal.showCursor();
+    this.terminal.stop();
+  }
+
+  /** Schedules a redraw (coalesced to at most one per 16 ms). The `force` flag is accepted for pi-tui components. */
+  requestRender(_force?: boolean): void {
+    if (this.stopped || this.timer) return;
+    const wait = Math.max(0, MIN_INTERVAL_MS - (Date.now() - this.lastRender));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.renderNow();
+    }, wait);
+  }
+
+  /** Writes finished lines above the live region; they go to scrollback and are never redrawn. */
+  commit(lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    this.pendingCommit.push(...lines);
+    this.requestRender();
+  }
+
+  private onResize(): void {
+    const width = this.terminal.columns;
+    if (width !== this.width) {
+      this.width = width;
+      this.root.invalidate();
+    }
+    this.requestRender();
+  }
+
+  private renderNow(): void {
+    if (this.stopped) return;
+    this.lastRender = Date.now();
+    const width = Math.max(10, this.terminal.columns);
+    const rows = Math.max(4, this.terminal.rows);
+    let lines = this.root.render(width);
+    // Keep the live region within the screen: hand overflowing top lines to the scrollback.
+    const overflow = lines.length - (rows - 1);
+    if (overflow > 0) {
+      const n = Math.min(overflow, this.root.committableTop(width));
+      if (n > 0) {
+        this.pendingCommit.push(...lines.slice(0, n));
+        this.root.consumeTop(n);
+        lines = lines.slice(n);
+      }
+    }
+    const live = lines.map((l) => fit(l, width));
+    const committed = this.pendingCommit.splice(0).map((l) => fit(l, width));
+    let out = SYNC_START;
+    if (committed.length > 0 || this.prev.length === 0) {
+      // Back to the top of the live region, clear it, append the committed lines, then redraw the live region.
+      out += this.moveToLiveTop();
+      out += "\x1b[J";
+      for (const l of committed) out += `${l}\r\n`;
+      out += live.join("\r\n");
+    } else {
+      let first = 0;
+      const max = Math.min(live.length, this.prev.length);
+      while (first < max && live[first] === this.prev[first]) first++;
+      if (first === live.length && live.length === this.prev.length) {
+        this.prev = live;
+        return; // nothing changed
+      }
+      const up = this.prev.length - 1 - first;
+      if (first >= live.length) {
+        // Only lines were removed: go to the new last line and clear below it.
+        const target = live.length - 1;
+        const up2 = this.prev.length - 1 - Math.max(0, target);
+        if (up2 > 0) out += `\x1b[${up2}A`;
+        out += "\r";
+        if (target < 0) out += "\x1b[J";
+        else out += `\x1b[2K${live[target]}\x1b[J`;
+      } else {
+        if (up > 0) out += `\x1b[${up}A`;
+        else if (up < 0) out += "\r\n".repeat(-up);
+        out += "\r\x1b[J";
+        out += live.slice(first).join("\r\n");
+      }
+    }
+    out += SYNC_END;
+    this.terminal.write(out);
+    this.prev = live;
+    this.frames++;
+  }
+
+  /** Cursor movement from the current position (end of the last live line) to column 0 of the first live line. */
+  private moveToLiveTop(): string {
+    if (this.prev.length === 0) return "\r";
+    const up = this.prev.length - 1;
+    return `${up > 0 ? `\x1b[${up}A` : ""}\r`;
+  }
+}
+
+/** Strips the cursor marker, truncates to the width (a wrapped line would break the row arithmetic), resets SGR. */
+function fit(line: string, width: number): string {
+  const clean = line.includes(CURSOR_MARKER) ? line.split(CURSOR_MARKER).join("") : line;
+  return `${truncateToWidth(clean, width, "")}${RESET}`;
+}
