@@ -3,12 +3,17 @@ import { describe, expect, it } from "vitest";
 import { Agent, type AgentTool, SKIPPED_FOR_STEERING } from "../src/index.js";
 import { deferred, model, recorder, scripted, textOf, tick, user } from "./helpers/scripted.js";
 
-function readTool(onRun: (path: string, signal?: AbortSignal) => Promise<void> | void, ran: string[]): AgentTool {
+const readParams = Type.Object({ path: Type.String({ minLength: 1 }) });
+
+function readTool(
+  onRun: (path: string, signal?: AbortSignal) => Promise<void> | void,
+  ran: string[],
+): AgentTool<typeof readParams> {
   return {
     name: "read_file",
     label: "Read",
     description: "Read a file",
-    parameters: Type.Object({ path: Type.String({ minLength: 1 }) }),
+    parameters: readParams,
     execute: async (_id, params, signal) => {
       ran.push(params.path);
       await onRun(params.path, signal);
