@@ -1,0 +1,216 @@
+/**
+ * OpenAI Responses API streaming (`/responses`, `stream: true`) through the official SDK. Reasoning summaries
+ * become thinking blocks whose signature is the reasoning item (with its encrypted content), so the same
+ * model can continue the chain of thought on replay.
+ */
+import type OpenAI from "openai";
+import type { AssistantMessageEventStream } from "../event-stream.js";
+import type {
+  Api,
+  Context,
+  Model,
+  ModelThinkingLevel,
+  SimpleStreamOptions,
+  StreamOptions,
+  ThinkingContent,
+} from "../types.js";
+import { createOpenAIClient } from "./openai-completions.js";
+import { applyResponsesReasoning, convertResponsesInput, convertResponsesTools } from "./openai-responses-shared.js";
+import {
+  applyOnPayload,
+  type MessageBuilder,
+  ProviderStreamError,
+  reportResponse,
+  runStream,
+} from "./stream-shared.js";
+import { effectiveLevel, streamWithThinkingFallback } from "./thinking-shared.js";
+
+export interface OpenAIResponsesOptions extends StreamOptions {
+  /** Reasoning level; undefined sends no reasoning settings (server default). */
+  reasoningEffort?: ModelThinkingLevel;
+  toolChoice?: "auto" | "none" | "required" | { type: "function"; name: string };
+}
+
+interface ResponseBody {
+  id?: string;
+  model?: string;
+  status?: string;
+  incomplete_details?: { reason?: string } | null;
+  error?: { code?: string; message?: string } | null;
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    input_tokens_details?: { cached_tokens?: number } | null;
+  } | null;
+}
+
+interface ItemBody {
+  id?: string;
+  type?: string;
+  call_id?: string;
+  name?: string;
+  arguments?: string;
+  summary?: { text?: string }[];
+}
+
+interface StreamEvent {
+  type: string;
+  output_index?: number;
+  summary_index?: number;
+  delta?: string;
+  arguments?: string;
+  item?: ItemBody;
+  response?: ResponseBody;
+  code?: string | null;
+  message?: string;
+}
+
+function buildParams(
+  model: Model<Api>,
+  context: Context,
+  options: OpenAIResponsesOptions | undefined,
+): Record<string, unknown> {
+  const params: Record<string, unknown> = {
+    model: model.id,
+    input: convertResponsesInput(model, context),
+    stream: true,
+    store: false,
+  };
+  if (options?.maxTokens !== undefined) params.max_output_tokens = options.maxTokens;
+  if (options?.temperature !== undefined) params.temperature = options.temperature;
+  if (options?.sessionId && options.cacheRetention !== "none") params.prompt_cache_key = options.sessionId;
+  if (context.tools && context.tools.length > 0) {
+    params.tools = convertResponsesTools(context.tools);
+    if (options?.toolChoice) params.tool_choice = options.toolChoice;
+  }
+  if (options?.reasoningEffort !== undefined) applyResponsesReasoning(params, model, options.reasoningEffort);
+  return params;
+}
+
+function parseArgs(text: string | undefined): unknown {
+  if (!text) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function run(
+  b: MessageBuilder,
+  model: Model<Api>,
+  context: Context,
+  options: OpenAIResponsesOptions | undefined,
+): Promise<void> {
+  const client = createOpenAIClient(model, options);
+  const params = await applyOnPayload(buildParams(model, context, options), model, options);
+  const { data: stream, response } = await client.responses
+    .create(params as unknown as OpenAI.Responses.ResponseCreateParamsStreaming, { signal: options?.signal })
+    .withResponse();
+  await reportResponse(model, options, response);
+  b.start();
+  /** output_index → content index */
+  const blocks = new Map<number, number>();
+  let final: ResponseBody | undefined;
+  for await (const raw of stream) {
+    const ev = raw as unknown as StreamEvent;
+    const index = ev.output_index === undefined ? undefined : blocks.get(ev.output_index);
+    switch (ev.type) {
+      case "response.created":
+        if (ev.response?.id) b.output.responseId = ev.response.id;
+        break;
+      case "response.output_item.added": {
+        const item = ev.item;
+        if (!item || ev.output_index === undefined) break;
+        if (item.type === "reasoning") blocks.set(ev.output_index, b.openThinking());
+        else if (item.type === "message") blocks.set(ev.output_index, b.openText());
+        else if (item.type === "function_call") {
+          const id = item.id ? `${item.call_id}|${item.id}` : (item.call_id ?? `call_${ev.output_index}`);
+          const i = b.openToolCall(id, item.name ?? "");
+          blocks.set(ev.output_index, i);
+          if (item.arguments) b.toolCallDelta(i, item.arguments);
+        }
+        break;
+      }
+      case "response.reasoning_summary_part.added":
+        if (index !== undefined && (ev.summary_index ?? 0) > 0) b.thinkingDelta(index, "\n\n");
+        break;
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        if (index !== undefined && ev.delta) b.thinkingDelta(index, ev.delta);
+        break;
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        if (index !== undefined && ev.delta) b.textDelta(index, ev.delta);
+        break;
+      case "response.function_call_arguments.delta":
+        if (index !== undefined && ev.delta) b.toolCallDelta(index, ev.delta);
+        break;
+      case "response.output_item.done": {
+        const item = ev.item;
+        if (index === undefined || !item) break;
+        if (item.type === "reasoning") {
+          b.block<ThinkingContent>(index).thinkingSignature = JSON.stringify(item);
+        } else if (item.type === "function_call" && b.toolArgsLength(index) === 0) {
+          // Arguments that arrived only in the final item.
+          const args = parseArgs(item.arguments);
+          if (args !== undefined) b.setToolArguments(index, args);
+        }
+        b.close(index);
+        break;
+      }
+      case "response.completed":
+      case "response.incomplete":
+      case "response.failed":
+        final = ev.response;
+        applyUsage(b, final?.usage);
+        if (final?.model && final.model !== model.id) b.output.responseModel = final.model;
+        break;
+      case "error":
+        throw new ProviderStreamError(`${ev.code ? `${ev.code}: ` : ""}${ev.message ?? "error event in stream"}`);
+    }
+  }
+  if (options?.signal?.aborted) throw new Error("aborted");
+  if (!final) throw new ProviderStreamError("The stream ended before response.completed (connection cut?)");
+  if (final.status === "failed") {
+    const e = final.error;
+    throw new ProviderStreamError(`${e?.code ? `${e.code}: ` : ""}${e?.message ?? "response failed"}`);
+  }
+  if (final.status === "incomplete") {
+    const reason = final.incomplete_details?.reason;
+    if (reason === "max_output_tokens") return b.done("length");
+    throw new ProviderStreamError(`incomplete: ${reason ?? "unknown reason"}`);
+  }
+  return b.done(b.hasToolCalls() ? "toolUse" : "stop");
+}
+
+function applyUsage(b: MessageBuilder, usage: ResponseBody["usage"]): void {
+  if (!usage) return;
+  const u = b.output.usage;
+  const cached = usage.input_tokens_details?.cached_tokens ?? 0;
+  u.input = Math.max(0, (usage.input_tokens ?? 0) - cached);
+  u.cacheRead = cached;
+  u.output = usage.output_tokens ?? 0;
+  b.usageChanged();
+}
+
+/** Streams one assistant turn from the Responses API. Never throws; failures end in an `error` event. */
+export function streamOpenAIResponses(
+  model: Model<Api>,
+  context: Context,
+  options?: OpenAIResponsesOptions,
+): AssistantMessageEventStream {
+  return runStream(model, options, (b) => run(b, model, context, options));
+}
+
+/** Like `streamOpenAIResponses`, with one provider-neutral `reasoning` level. */
+export function streamSimpleOpenAIResponses(
+  model: Model<Api>,
+  context: Context,
+  options?: SimpleStreamOptions,
+): AssistantMessageEventStream {
+  const level = effectiveLevel(model, options?.reasoning);
+  return streamWithThinkingFallback(model, level, (reasoningEffort) =>
+    streamOpenAIResponses(model, context, { ...options, reasoningEffort }),
+  );
+}
