@@ -7,6 +7,7 @@ export * from "./event-stream.js";
 export * from "./models.js";
 export * from "./overflow.js";
 export * from "./providers/faux.js";
+export * from "./providers/offline.js";
 export * from "./register-builtins.js";
 export * from "./stream.js";
 export * from "./types.js";

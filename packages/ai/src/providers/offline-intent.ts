@@ -22,6 +22,9 @@ const TRAILING = /\s*(?:please|for me|thanks|thank you)?[\s.!?]*$/i;
 /** Words after "run" that mean prose, not a command ("run the tests"). */
 const NOT_A_COMMAND = new Set(["the", "a", "an", "my", "this", "that", "all", "some", "it", "them", "tests", "me"]);
 
+/** "list files" names no directory: these words mean the current one. */
+const LIST_NOUNS = new Set(["files", "contents", "directory", "folder", "everything", "all", "here"]);
+
 function unquote(text: string): string {
   const t = text.trim();
   const m = /^(["'`])(.*)\1$/s.exec(t);
@@ -53,7 +56,12 @@ export function parseOfflineRequest(input: string): Intent | undefined {
     /^(?:ls|list|dir)(?:\s+(?:the\s+)?(?:files|contents|directory|folder)?\s*(?:of|in)?\s*(?:the\s+)?(?:directory\s+|folder\s+)?(\S+))?$/i.exec(
       text,
     );
-  if (ls) return { kind: "ls", path: ls[1] ? unquote(ls[1]) : "." };
+  if (ls) {
+    const path = ls[1] ? unquote(ls[1]) : ".";
+    // "ls -la" is a shell command, not a directory named "-la".
+    if (path.startsWith("-")) return { kind: "command", command: text };
+    return { kind: "ls", path: LIST_NOUNS.has(path.toLowerCase()) ? "." : path };
+  }
 
   const find =
     /^(?:find|locate)\s+(?:all\s+)?(?:files?\s+)?(?:named\s+|matching\s+|called\s+)?(\S+|"[^"]+"|'[^']+')(?:\s+(?:in|under)\s+(\S+))?$/i.exec(
