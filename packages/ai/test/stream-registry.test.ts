@@ -4,6 +4,7 @@ import {
   type AssistantMessage,
   type AssistantMessageEvent,
   type AssistantMessageEventStreamLike,
+  classifyError,
   clearApiProviders,
   complete,
   createAssistantMessageEventStream,
@@ -222,7 +223,7 @@ describe("lazy api providers", () => {
     expect(loads).toBe(2);
   });
 
-  it("a built-in wire api aimed at a closed loopback port ends in an error event, never a throw", async () => {
+  it("each built-in wire api loads lazily and reports a closed loopback port as a network error event", async () => {
     const port = await new Promise<number>((resolve) => {
       const srv = createServer();
       srv.listen(0, "127.0.0.1", () => {
@@ -242,6 +243,8 @@ describe("lazy api providers", () => {
       );
       expect(result.stopReason).toBe("error");
       expect(result.errorMessage).toBeTruthy();
+      // The provider module loaded and failed on the connection (not on loading), which classifies as network.
+      expect(classifyError(result).class).toBe("network");
     }
   });
 });
