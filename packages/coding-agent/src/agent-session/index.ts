@@ -1,0 +1,3 @@
+export * from "./agent-session.js";
+export * from "./create-agent-session.js";
+export * from "./events.js";

@@ -1,0 +1,2 @@
+export * from "./auth-storage.js";
+export * from "./file-lock.js";

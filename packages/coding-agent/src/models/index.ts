@@ -1,0 +1,2 @@
+export * from "./model-registry.js";
+export * from "./models-json.js";

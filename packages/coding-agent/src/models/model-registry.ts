@@ -1,0 +1,155 @@
+/**
+ * `ModelRegistry`: the built-in catalog of @tiller/ai plus the user's `models.json`, which adds providers and
+ * models and overrides built-in ones (base URL, headers, per-model fields). Reports which models have
+ * credentials and resolves a model's key: runtime, then auth.json, then environment, then models.json's
+ * `apiKey`. A bad `models.json` is reported in `errors` (file and path named) and the built-ins stay usable.
+ */
+import { execSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { type Api, getModels, getProviders, type Model } from "@tiller/ai";
+import { AuthStorage } from "../auth/auth-storage.js";
+import { getTillerPaths } from "../home.js";
+import { type ModelDefinition, type ProviderConfig, parseModelsJson } from "./models-json.js";
+
+/** Providers that need no credentials. */
+const KEYLESS = new Set(["offline", "faux"]);
+
+function toModel(provider: string, def: ModelDefinition, p: ProviderConfig, base?: Model<Api>): Model<Api> {
+  const model: Model<Api> = {
+    id: def.id,
+    name: def.name ?? base?.name ?? def.id,
+    api: (def.api ?? p.api ?? base?.api ?? "openai-completions") as Api,
+    provider,
+    baseUrl: def.baseUrl ?? p.baseUrl ?? base?.baseUrl ?? "",
+    reasoning: def.reasoning ?? base?.reasoning ?? false,
+    input: def.input ?? base?.input ?? ["text"],
+    cost: {
+      input: def.cost?.input ?? base?.cost.input ?? 0,
+      output: def.cost?.output ?? base?.cost.output ?? 0,
+      cacheRead: def.cost?.cacheRead ?? base?.cost.cacheRead ?? 0,
+      cacheWrite: def.cost?.cacheWrite ?? base?.cost.cacheWrite ?? 0,
+    },
+    contextWindow: def.contextWindow ?? base?.contextWindow ?? 128000,
+    maxTokens: def.maxTokens ?? base?.maxTokens ?? 16384,
+  };
+  const headers = { ...base?.headers, ...p.headers, ...def.headers };
+  if (Object.keys(headers).length > 0) model.headers = headers;
+  const thinking = def.thinkingLevelMap ?? base?.thinkingLevelMap;
+  if (thinking) model.thinkingLevelMap = thinking;
+  const compat = { ...(base?.compat as Record<string, unknown>), ...p.compat, ...def.compat };
+  if (Object.keys(compat).length > 0) model.compat = compat as Model<Api>["compat"];
+  return model;
+}
+
+/** Resolves a configured `apiKey` value: `!cmd` runs the command, an env var name reads it, else literal. */
+export function resolveConfigValue(value: string): string | undefined {
+  if (value.startsWith("!")) {
+    try {
+      return (
+        execSync(value.slice(1), { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000 }).trim() ||
+        undefined
+      );
+    } catch {
+      return undefined;
+    }
+  }
+  if (/^[A-Z_][A-Z0-9_]*$/.test(value)) return process.env[value] || undefined;
+  return value;
+}
+
+export class ModelRegistry {
+  private models = new Map<string, Model<Api>>();
+  private providerConfigs = new Map<string, ProviderConfig>();
+  private registered = new Map<string, ProviderConfig>();
+  /** Problems in models.json (the file's models are then ignored; built-ins still work). */
+  errors: string[] = [];
+
+  private constructor(
+    readonly authStorage: AuthStorage,
+    readonly modelsJsonPath: string | undefined,
+  ) {
+    this.refresh();
+  }
+
+  static create(
+    authStorage: AuthStorage = AuthStorage.create(),
+    modelsJsonPath: string = getTillerPaths().models,
+  ): ModelRegistry {
+    return new ModelRegistry(authStorage, modelsJsonPath);
+  }
+  static inMemory(authStorage: AuthStorage = AuthStorage.inMemory()): ModelRegistry {
+    return new ModelRegistry(authStorage, undefined);
+  }
+
+  /** Rebuilds from the catalog, models.json and registered providers. */
+  refresh(): void {
+    this.models.clear();
+    this.providerConfigs.clear();
+    this.errors = [];
+    const builtin = new Set(getProviders());
+    for (const provider of builtin) for (const m of getModels(provider)) this.models.set(key(provider, m.id), m);
+    if (this.modelsJsonPath && existsSync(this.modelsJsonPath)) {
+      const { config, errors } = parseModelsJson(
+        readFileSync(this.modelsJsonPath, "utf8"),
+        this.modelsJsonPath,
+        builtin,
+      );
+      this.errors.push(...errors);
+      if (config) for (const [name, p] of Object.entries(config.providers)) this.apply(name, p);
+    }
+    for (const [name, p] of this.registered) this.apply(name, p);
+  }
+
+  private apply(name: string, p: ProviderConfig): void {
+    this.providerConfigs.set(name, p);
+    // Provider-level overrides apply to the provider's existing (built-in) models.
+    if (p.baseUrl || p.headers || p.compat || p.api) {
+      for (const [k, m] of this.models) if (m.provider === name) this.models.set(k, toModel(name, { id: m.id }, p, m));
+    }
+    for (const [id, o] of Object.entries(p.modelOverrides ?? {})) {
+      const base = this.models.get(key(name, id));
+      if (base) this.models.set(key(name, id), toModel(name, { ...o, id }, {}, base));
+    }
+    for (const def of p.models ?? [])
+      this.models.set(key(name, def.id), toModel(name, def, p, this.models.get(key(name, def.id))));
+  }
+
+  /** Adds (or replaces) a provider at run time, same shape as a models.json entry. */
+  registerProvider(name: string, config: ProviderConfig): void {
+    this.registered.set(name, config);
+    this.refresh();
+  }
+  unregisterProvider(name: string): void {
+    this.registered.delete(name);
+    this.refresh();
+  }
+
+  getAll(): Model<Api>[] {
+    return [...this.models.values()];
+  }
+  find(provider: string, modelId: string): Model<Api> | undefined {
+    return this.models.get(key(provider, modelId));
+  }
+  /** True when a key for the model's provider is available (or the provider needs none). */
+  hasConfiguredAuth(model: Pick<Model<Api>, "provider">): boolean {
+    if (KEYLESS.has(model.provider)) return true;
+    if (this.authStorage.hasAuth(model.provider)) return true;
+    const configured = this.providerConfigs.get(model.provider)?.apiKey;
+    return configured !== undefined && (configured.startsWith("!") || resolveConfigValue(configured) !== undefined);
+  }
+  /** Models that can be used now. */
+  getAvailable(): Model<Api>[] {
+    return this.getAll().filter((m) => this.hasConfiguredAuth(m));
+  }
+  /** The key for `model`: runtime, auth.json, environment, then models.json `apiKey`. */
+  getApiKey(model: Pick<Model<Api>, "provider">): string | undefined {
+    const fromAuth = this.authStorage.getApiKey(model.provider);
+    if (fromAuth) return fromAuth;
+    const configured = this.providerConfigs.get(model.provider)?.apiKey;
+    return configured ? resolveConfigValue(configured) : undefined;
+  }
+}
+
+function key(provider: string, id: string): string {
+  return `${provider}\u0000${id}`;
+}
