@@ -3,21 +3,12 @@ import path from "node:path";
 import type { AgentToolResult } from "@tiller/agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBashTool } from "../src/tools/bash.js";
-import { tempDir, textOf } from "./tool-helpers.js";
+import { processAlive, tempDir, textOf } from "./tool-helpers.js";
 
 let dir: string;
 let cleanup: () => void;
 beforeEach(() => ({ dir, cleanup } = tempDir()));
 afterEach(() => cleanup());
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
   const end = Date.now() + ms;
@@ -86,7 +77,7 @@ describe("bash tool", () => {
     ).rejects.toThrow(/^started\n\nCommand timed out after 0.5 seconds$/);
     expect(Date.now() - started).toBeLessThan(4000);
     const child = Number(readFileSync(pidFile, "utf8"));
-    await waitFor(() => !pidAlive(child));
+    await waitFor(() => !processAlive(child));
   });
 
   it("aborts promptly and kills a child that ignores SIGTERM", async () => {
@@ -106,7 +97,7 @@ describe("bash tool", () => {
     controller.abort();
     await expect(run).rejects.toThrow(/Command aborted$/);
     expect(Date.now() - t0).toBeLessThan(1500);
-    await waitFor(() => !pidAlive(child));
+    await waitFor(() => !processAlive(child));
   });
 
   it("returns even when a background child keeps the pipes open", async () => {
@@ -114,7 +105,7 @@ describe("bash tool", () => {
     const r = await createBashTool(dir).execute("1", { command: "sleep 5 & echo $!" });
     expect(Date.now() - t0).toBeLessThan(2000);
     const pid = Number(textOf(r).split("\n")[0]);
-    expect(pidAlive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
     process.kill(pid, "SIGKILL");
   });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AgentToolResult } from "@tiller/agent";
@@ -15,4 +15,18 @@ export function textOf(result: AgentToolResult<unknown>): string {
     .filter((c): c is { type: "text"; text: string } => c.type === "text")
     .map((c) => c.text)
     .join("\n");
+}
+
+/** Whether a process is alive; a zombie (exited, not yet reaped by a non-reaping PID 1) counts as dead. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return true; // No /proc (macOS): the signal check is all we have.
+  }
 }
