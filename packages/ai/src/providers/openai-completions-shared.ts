@@ -107,9 +107,9 @@ function assistantMessage(message: AssistantMessage, model: Model<Api>, compat: 
   let reasoning = "";
   const toolCalls: unknown[] = [];
   for (const block of message.content) {
-    if (block.type === "text") text += block.text;
+    if (block.type === "text") text = text && block.text ? `${text}\n\n${block.text}` : text + block.text;
     else if (block.type === "thinking") {
-      if (compat.requiresThinkingAsText) text = `${text}${block.thinking}\n\n`;
+      if (compat.requiresThinkingAsText) text = text ? `${text}\n\n${block.thinking}` : block.thinking;
       else reasoning += block.thinking;
     } else {
       toolCalls.push({

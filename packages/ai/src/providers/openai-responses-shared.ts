@@ -45,7 +45,7 @@ function assistantItems(message: AssistantMessage, model: Model<Api>): Responses
         }
       }
     } else if (block.type === "text") {
-      text += block.text;
+      text = text && block.text ? `${text}\n\n${block.text}` : text + block.text;
     } else {
       flushText();
       const [callId = block.id, itemId] = block.id.split("|");
