@@ -60,10 +60,12 @@ export function summaryBudget(settings: CompactionSettings, contextWindow: numbe
   return Math.min(base, Math.max(1024, Math.floor(contextWindow * 0.1)));
 }
 
-/** Tokens kept verbatim: `keepRecentTokens`, capped by `maxHistoryShare` of the window in safeguard mode. */
+/** Tokens kept verbatim: `keepRecentTokens`, capped at half the window (`maxHistoryShare` in safeguard mode). */
 export function keepBudget(settings: CompactionSettings, contextWindow: number): number {
-  if (settings.mode !== "safeguard" || contextWindow <= 0) return settings.keepRecentTokens;
-  return Math.min(settings.keepRecentTokens, Math.floor(contextWindow * settings.maxHistoryShare));
+  if (contextWindow <= 0) return settings.keepRecentTokens;
+  // Never keep more than half the window: a small model with large defaults must still be able to compact.
+  const share = settings.mode === "safeguard" ? settings.maxHistoryShare : 0.5;
+  return Math.min(settings.keepRecentTokens, Math.floor(contextWindow * share));
 }
 
 /** Runs one compaction. Throws `CompactionError` when nothing can be summarized or the model fails. */

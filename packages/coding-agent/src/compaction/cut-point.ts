@@ -46,7 +46,8 @@ export function findCutPoint(
     if (isCutAllowed(messages[i] as AgentMessage) && canCut(i)) candidate = i;
     if (kept >= keepRecentTokens && candidate >= 0) break;
   }
-  if (candidate < 0) return undefined;
+  // Everything fits in the budget, or no message may start the kept part: nothing to summarize.
+  if (candidate < 0 || kept < keepRecentTokens) return undefined;
   // Budget reached in a run of tool results: `candidate` is the nearest allowed index after them, so the
   // tool call and its results stay together in the kept part.
   let turnStart = -1;

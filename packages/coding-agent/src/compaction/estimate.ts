@@ -73,7 +73,8 @@ export function estimateContextTokens(
   return tokens;
 }
 
-/** Compaction threshold: the context no longer leaves `reserveTokens` free in `contextWindow`. */
+/** Compaction threshold: the context no longer leaves `reserveTokens` (at most half the window) free. */
 export function shouldCompact(contextTokens: number, contextWindow: number, reserveTokens: number): boolean {
-  return contextWindow > 0 && contextTokens > contextWindow - reserveTokens;
+  // A reserve larger than half a small window would compact on every turn: cap it.
+  return contextWindow > 0 && contextTokens > contextWindow - Math.min(reserveTokens, Math.floor(contextWindow / 2));
 }

@@ -38,12 +38,16 @@ export function pruneContext(
 ): AgentMessage[] {
   if (settings.mode !== "cache-ttl" || lastRequestAt === undefined || now - lastRequestAt < settings.ttlMs)
     return messages;
+  // Protected: everything from the `keepRecentTurns`-th last assistant message on.
   let turns = 0;
   let protectFrom = messages.length;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if ((messages[i] as AgentMessage).role === "assistant" && ++turns > settings.keepRecentTurns) break;
-    protectFrom = i;
+  for (let i = messages.length - 1; i >= 0 && turns < settings.keepRecentTurns; i--) {
+    if ((messages[i] as AgentMessage).role === "assistant") {
+      turns++;
+      protectFrom = i;
+    }
   }
+  if (turns < settings.keepRecentTurns) return messages;
   let out: AgentMessage[] | undefined;
   const minChars = Math.max(settings.minChars, KEEP_HEAD + KEEP_TAIL + 100);
   for (let i = 0; i < protectFrom; i++) {
