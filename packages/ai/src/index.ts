@@ -12,3 +12,5 @@ export * from "./register-builtins.js";
 export * from "./stream.js";
 export * from "./types.js";
 export * from "./validation.js";
+export * from "./streaming-json.js";
+export * from "./transform-messages.js";

@@ -101,7 +101,7 @@ describe("StreamingJsonParser", () => {
     timeFor(200_000); // warm-up
     const small = timeFor(1_000_000);
     const big = timeFor(4_000_000);
-    expect(big).toBeLessThan(1000);
+    expect(big).toBeLessThan(2000); // about 0.3 s on a quiet machine; headroom for a shared CI host
     expect(big / Math.max(small, 1)).toBeLessThan(10);
   });
 });
