@@ -130,13 +130,7 @@ export function validateConfig(input: unknown, home: string, file = "tiller.json
         model: r.str(defaults, "model", "agents.defaults.model", ""),
         thinking: r.oneOf(defaults, "thinking", "agents.defaults.thinking", "off", THINKING_SETTINGS),
         verbose: r.bool(defaults, "verbose", "agents.defaults.verbose", false),
-        timeoutSeconds: r.int(
-          defaults,
-          "timeoutSeconds",
-          "agents.defaults.timeoutSeconds",
-          DEFAULT_TIMEOUT_SECONDS,
-          1,
-        ),
+        timeoutSeconds: r.int(defaults, "timeoutSeconds", "agents.defaults.timeoutSeconds", DEFAULT_TIMEOUT_SECONDS, 1),
         maxConcurrent: r.int(defaults, "maxConcurrent", "agents.defaults.maxConcurrent", 4, 1, 10_000),
         subagentMaxConcurrent: r.int(
           defaults,

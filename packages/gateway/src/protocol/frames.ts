@@ -122,7 +122,11 @@ export function parseClientFrame(text: string): ParsedFrame {
   const o = value as Record<string, unknown>;
   const id = typeof o.id === "string" && o.id.length > 0 ? o.id : undefined;
   if (o.type !== "req") {
-    return { ok: false, id, error: invalid(`frame type must be "req", got ${JSON.stringify(o.type)}`, "INVALID_FRAME") };
+    return {
+      ok: false,
+      id,
+      error: invalid(`frame type must be "req", got ${JSON.stringify(o.type)}`, "INVALID_FRAME"),
+    };
   }
   if (!id) return { ok: false, error: invalid("req frame needs a non-empty string id", "INVALID_FRAME") };
   if (typeof o.method !== "string" || o.method.length === 0) {

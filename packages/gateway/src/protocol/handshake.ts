@@ -153,7 +153,8 @@ export function devicePayload(
     p.auth?.token ?? "",
     device.nonce,
   ];
-  if (version === "v3") parts.push((p.client.platform ?? "").toLowerCase(), (p.client.deviceFamily ?? "").toLowerCase());
+  if (version === "v3")
+    parts.push((p.client.platform ?? "").toLowerCase(), (p.client.deviceFamily ?? "").toLowerCase());
   return parts.join("|");
 }
 
@@ -170,13 +171,17 @@ function verifyDevice(p: ConnectParams, role: string, scopes: readonly string[],
     signedAt: { type: "integer", required: true, min: 0 },
     nonce: { type: "string", required: true, nonEmpty: true },
   });
-  if (d.nonce !== challenge.nonce) throw deviceError("nonce does not match the challenge", "DEVICE_AUTH_NONCE_MISMATCH");
+  if (d.nonce !== challenge.nonce)
+    throw deviceError("nonce does not match the challenge", "DEVICE_AUTH_NONCE_MISMATCH");
   const raw = b64url(d.publicKey);
   if (raw.length !== 32) throw deviceError("public key must be 32 raw Ed25519 bytes", "DEVICE_AUTH_INVALID");
   if (createHash("sha256").update(raw).digest("hex") !== d.id) {
     throw deviceError("device id is not the SHA-256 of the public key", "DEVICE_AUTH_INVALID");
   }
-  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: d.publicKey.replace(/=+$/, "") }, format: "jwk" });
+  const key = createPublicKey({
+    key: { kty: "OKP", crv: "Ed25519", x: d.publicKey.replace(/=+$/, "") },
+    format: "jwk",
+  });
   const sig = b64url(d.signature);
   // The client signs with the scopes it asked for (not the defaults we may have granted).
   const asked = Array.isArray(p.scopes) ? p.scopes : scopes;

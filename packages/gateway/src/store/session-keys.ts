@@ -11,7 +11,11 @@ export interface ParsedSessionKey {
 }
 
 /** Canonical form of a client-supplied key (lower-cased agent id, trimmed). Throws on an empty key. */
-export function normalizeSessionKey(raw: string | undefined, defaultAgentId: string, agentId?: string): ParsedSessionKey {
+export function normalizeSessionKey(
+  raw: string | undefined,
+  defaultAgentId: string,
+  agentId?: string,
+): ParsedSessionKey {
   const input = (raw ?? "").trim();
   if (!input) {
     const id = (agentId ?? defaultAgentId).toLowerCase();

@@ -1,6 +1,6 @@
 /**
  * The gateway's session index and run ledger in SQLite (better-sqlite3, WAL), beside the JSONL
- * transcripts: $TILLER_HOME/sessions/index.sqlite and $TILLER_HOME/sessions/<agentId>/<sessionId>.jsonl.
+ * transcripts: $TILLER_HOME/sessions/index.sqlite and $TILLER_HOME/sessions/gateway/<agentId>/*.jsonl.
  * The index maps a session key to its session id, model, overrides and token counters; the ledger keeps
  * every accepted run so `agent.wait` and `sessions.list` can answer after a restart. Statements are
  * prepared once; every write is one short transaction, so a crash loses at most the write in flight.
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { QueueDropPolicy, QueueMode } from "../config/config-types.js";
 
-/** One row of the session index. */
+/** One row of the session index. `sessionFile` is "" until the first turn writes the transcript. */
 export interface SessionEntry {
   key: string;
   agentId: string;
@@ -146,8 +146,11 @@ export class SessionStore {
         `INSERT INTO sessions (key, agent_id, session_id, session_file, created_at, updated_at)
          VALUES (@key, @agentId, @sessionId, @sessionFile, @now, @now)`,
       ),
+      setFile: db.prepare("UPDATE sessions SET session_file = ? WHERE key = ?"),
       touch: db.prepare("UPDATE sessions SET updated_at = ? WHERE key = ?"),
-      list: db.prepare<[number, number], SessionRowDb>("SELECT * FROM sessions ORDER BY updated_at DESC LIMIT ? OFFSET ?"),
+      list: db.prepare<[number, number], SessionRowDb>(
+        "SELECT * FROM sessions ORDER BY updated_at DESC LIMIT ? OFFSET ?",
+      ),
       count: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sessions"),
       remove: db.prepare("DELETE FROM sessions WHERE key = ?"),
       reset: db.prepare(
@@ -158,7 +161,9 @@ export class SessionStore {
         `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
          total_tokens = total_tokens + ?, context_tokens = ?, updated_at = ? WHERE key = ?`,
       ),
-      compacted: db.prepare("UPDATE sessions SET compaction_count = compaction_count + 1, updated_at = ? WHERE key = ?"),
+      compacted: db.prepare(
+        "UPDATE sessions SET compaction_count = compaction_count + 1, updated_at = ? WHERE key = ?",
+      ),
       lastRun: db.prepare("UPDATE sessions SET last_run_id = ?, last_run_status = ?, updated_at = ? WHERE key = ?"),
       runInsert: db.prepare(
         "INSERT OR IGNORE INTO runs (run_id, session_key, status, accepted_at) VALUES (?, ?, 'accepted', ?)",
@@ -183,12 +188,19 @@ export class SessionStore {
     const existing = this.get(key);
     if (existing) return existing;
     const sessionId = randomUUID();
-    this.stmts.insert.run({ key, agentId, sessionId, sessionFile: this.transcriptPath(agentId, sessionId), now });
+    this.stmts.insert.run({ key, agentId, sessionId, sessionFile: "", now });
     return this.get(key) as SessionEntry;
   }
 
-  transcriptPath(agentId: string, sessionId: string): string {
-    return join(this.dir, agentId, `${sessionId}.jsonl`);
+  /** Directory of an agent's gateway transcripts (the SessionManager names the files). */
+  transcriptDir(agentId: string): string {
+    return join(this.dir, "gateway", agentId);
+  }
+
+  /** Records where the session's transcript lives once the engine has created it. */
+  setSessionFile(key: string, file: string): void {
+    if (!this.db.open) return; // late writes of runs aborted by shutdown
+    this.stmts.setFile.run(file, key);
   }
 
   list(limit = 100, offset = 0): SessionEntry[] {
@@ -210,7 +222,9 @@ export class SessionStore {
       values.push(typeof v === "boolean" ? (v ? 1 : 0) : v);
     }
     if (sets.length > 0) {
-      this.db.prepare(`UPDATE sessions SET ${sets.join(", ")}, updated_at = ? WHERE key = ?`).run(...values, Date.now(), key);
+      this.db
+        .prepare(`UPDATE sessions SET ${sets.join(", ")}, updated_at = ? WHERE key = ?`)
+        .run(...values, Date.now(), key);
     }
     return this.get(key);
   }
@@ -220,7 +234,7 @@ export class SessionStore {
     const entry = this.get(key);
     if (!entry) return undefined;
     const sessionId = randomUUID();
-    this.stmts.reset.run(sessionId, this.transcriptPath(entry.agentId, sessionId), Date.now(), key);
+    this.stmts.reset.run(sessionId, "", Date.now(), key);
     return this.get(key);
   }
 
@@ -231,14 +245,17 @@ export class SessionStore {
   }
 
   touch(key: string): void {
+    if (!this.db.open) return; // late writes of runs aborted by shutdown
     this.stmts.touch.run(Date.now(), key);
   }
 
   addUsage(key: string, u: { input: number; output: number; total: number; context: number }): void {
+    if (!this.db.open) return; // late writes of runs aborted by shutdown
     this.stmts.usage.run(u.input, u.output, u.total, u.context, Date.now(), key);
   }
 
   markCompacted(key: string): void {
+    if (!this.db.open) return; // late writes of runs aborted by shutdown
     this.stmts.compacted.run(Date.now(), key);
   }
 
@@ -250,6 +267,7 @@ export class SessionStore {
   }
 
   runStarted(runId: string, sessionKey: string, startedAt: number): void {
+    if (!this.db.open) return; // late writes of runs aborted by shutdown
     this.db.transaction(() => {
       this.stmts.runStart.run(startedAt, runId);
       this.stmts.lastRun.run(runId, "running", startedAt, sessionKey);
@@ -257,6 +275,7 @@ export class SessionStore {
   }
 
   runEnded(row: RunRow): void {
+    if (!this.db.open) return; // late writes of runs aborted by shutdown
     const ended = row.endedAt ?? Date.now();
     this.db.transaction(() => {
       this.stmts.runEnd.run(

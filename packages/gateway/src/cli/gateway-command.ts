@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+/**
+ * `tiller-gateway` (run as `tiller gateway …`):
+ *   tiller-gateway [--port N] [--bind ADDR] [--token T] [--password P]   start the gateway
+ *   tiller-gateway call <method> [--params JSON] [--url ws://…] [--token T] [--expect-final] [--timeout MS]
+ * The first stdout line of a started gateway is `listening ws://HOST:PORT` (tests and scripts read it).
+ */
+import { randomUUID } from "node:crypto";
+import { loadConfig, resolveTillerHome } from "../config/load-config.js";
+import { GatewayServer } from "../server/gateway-server.js";
+import { gatewayUrl, int, parseArgs, str } from "./args.js";
+import { isEntryPoint } from "./entry.js";
+import { GatewayClient, GatewayRequestError } from "./gateway-client.js";
+
+const HELP = `Usage:
+  tiller gateway [--port N] [--bind ADDR] [--token T] [--password P]
+      Start the gateway (default 127.0.0.1:18789; a non-loopback --bind needs a token).
+  tiller gateway call <method> [--params JSON] [--url ws://HOST:PORT] [--token T] [--expect-final] [--timeout MS]
+      Call one method and print its JSON answer.
+
+Environment: TILLER_HOME (default ~/.tiller: tiller.json, models.json, sessions/),
+             TILLER_GATEWAY_TOKEN, TILLER_GATEWAY_URL.`;
+
+export async function startGateway(argv: readonly string[]): Promise<GatewayServer> {
+  const args = parseArgs(argv, ["help"]);
+  const config = loadConfig(resolveTillerHome());
+  const server = await GatewayServer.start({
+    config,
+    port: int(args, "port"),
+    bind: str(args, "bind"),
+    token: str(args, "token") ?? process.env.TILLER_GATEWAY_TOKEN ?? undefined,
+    password: str(args, "password"),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  return server;
+}
+
+async function call(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, ["expect-final", "json", "help"]);
+  const method = args.positional[0];
+  if (!method) {
+    process.stderr.write("tiller gateway call: missing <method>\n");
+    return 2;
+  }
+  let params: unknown;
+  const rawParams = str(args, "params");
+  if (rawParams !== undefined) {
+    try {
+      params = JSON.parse(rawParams);
+    } catch (err) {
+      process.stderr.write(`--params is not valid JSON: ${(err as Error).message}\n`);
+      return 2;
+    }
+  }
+  if (method === "agent" && params && typeof params === "object" && !("idempotencyKey" in params)) {
+    (params as Record<string, unknown>).idempotencyKey = randomUUID();
+  }
+  const config = loadConfig(resolveTillerHome());
+  const client = await GatewayClient.connect(gatewayUrl(args, config.gateway.port), {
+    token: str(args, "token") ?? process.env.TILLER_GATEWAY_TOKEN ?? config.gateway.auth.token,
+    scopes: ["operator.admin"],
+  });
+  try {
+    const payload = await client.request(method, params ?? {}, {
+      expectFinal: args.flags.has("expect-final"),
+      timeoutMs: int(args, "timeout"),
+    });
+    process.stdout.write(`${JSON.stringify(payload, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    const message = err instanceof GatewayRequestError ? `${err.error.code}: ${err.message}` : String(err);
+    process.stderr.write(`${message}\n`);
+    return 1;
+  } finally {
+    await client.close();
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h") || argv[0] === "help") {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (argv[0] === "call") return call(argv.slice(1));
+  if (argv[0] && !argv[0].startsWith("-") && argv[0] !== "run" && argv[0] !== "start") {
+    process.stderr.write(`tiller gateway: unknown command "${argv[0]}"\n${HELP}\n`);
+    return 2;
+  }
+  const server = await startGateway(argv[0] === "run" || argv[0] === "start" ? argv.slice(1) : argv);
+  process.stdout.write(`listening ${server.url}\n`);
+  if (server.core.models.isOffline) {
+    process.stdout.write(
+      "model: offline (no provider configured; add one in $TILLER_HOME/models.json or agents.defaults.model)\n",
+    );
+  } else {
+    process.stdout.write(`model: ${server.core.models.defaultRef}\n`);
+  }
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void server.close().then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return new Promise<number>(() => {});
+}
+
+if (isEntryPoint(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`tiller gateway: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

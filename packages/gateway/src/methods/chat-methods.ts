@@ -1,0 +1,116 @@
+/**
+ * WebChat methods: chat.send (a run on a session, answered "started" then with its end), chat.history
+ * (the transcript's user/assistant messages) and chat.abort.
+ */
+import { existsSync } from "node:fs";
+import type { AgentMessage } from "@tiller/agent";
+import { SessionManager } from "@tiller/coding-agent";
+import { validateParams } from "../protocol/params.js";
+import type { RunRequest } from "../run/run-types.js";
+import { resolveSessionKey } from "./agent-methods.js";
+import { handleSlashCommand } from "./commands.js";
+import type { MethodContext, MethodTable } from "./method-types.js";
+
+async function chatSend(ctx: MethodContext): Promise<unknown> {
+  const { core } = ctx;
+  const p = validateParams<{
+    sessionKey: string;
+    message: string;
+    idempotencyKey: string;
+    thinking?: string;
+    timeoutMs?: number;
+  }>("chat.send", ctx.params, {
+    sessionKey: { type: "string", required: true, nonEmpty: true },
+    message: { type: "string", required: true, nonEmpty: true },
+    idempotencyKey: { type: "string", required: true, nonEmpty: true, max: 200 },
+    thinking: { type: "string" },
+    timeoutMs: { type: "integer", min: 0 },
+  });
+  const runId = p.idempotencyKey;
+  const existing = core.runs.get(runId);
+  if (existing && existing.status !== "done") return { runId, status: "in_flight", cached: true };
+  if (existing?.outcome || core.runs.ledger(runId)) {
+    const o = existing?.outcome;
+    return { runId, status: o ? (o.status === "ok" ? "ok" : "error") : "done", cached: true };
+  }
+  const session = resolveSessionKey(core, { sessionKey: p.sessionKey });
+  ctx.conn.subscribe(session.key);
+  const acceptedAt = Date.now();
+  const req: RunRequest = {
+    runId,
+    sessionKey: session.key,
+    agentId: session.agentId,
+    message: p.message,
+    acceptedAt,
+    thinking: p.thinking,
+    timeoutMs: p.timeoutMs,
+    source: "chat",
+  };
+  const command = await handleSlashCommand(core, session.key, session.agentId, p.message);
+  if (command) {
+    core.runs.accept(req);
+    core.runs.finish(runId, command);
+  } else {
+    core.submit(req);
+  }
+  ctx.respond({ runId, status: "started" });
+  void core.runs
+    .whenDone(runId)
+    .then((o) => ctx.respond({ runId, status: o.status === "ok" ? "ok" : "error", summary: o.summary }));
+  return undefined;
+}
+
+interface HistoryMessage {
+  role: string;
+  content: unknown;
+  timestamp?: number;
+  stopReason?: string;
+}
+
+async function chatHistory(ctx: MethodContext): Promise<unknown> {
+  const { core } = ctx;
+  const p = validateParams<{ sessionKey: string; limit?: number }>("chat.history", ctx.params, {
+    sessionKey: { type: "string", required: true, nonEmpty: true },
+    limit: { type: "integer", min: 1, max: 1000 },
+  });
+  const session = resolveSessionKey(core, { sessionKey: p.sessionKey });
+  ctx.conn.subscribe(session.key);
+  const entry = core.store.get(session.key);
+  const limit = p.limit ?? 200;
+  let messages: HistoryMessage[] = [];
+  if (entry?.sessionFile && existsSync(entry.sessionFile)) {
+    const sm = SessionManager.open(entry.sessionFile, { readOnly: true, onWarning: () => {} });
+    try {
+      const all = sm.buildSessionContext().messages as AgentMessage[];
+      messages = all
+        .filter((m) => {
+          const role = (m as { role?: string }).role;
+          return role === "user" || role === "assistant";
+        })
+        .slice(-limit)
+        .map((m) => {
+          const x = m as HistoryMessage;
+          return { role: x.role, content: x.content, timestamp: x.timestamp, stopReason: x.stopReason };
+        });
+    } finally {
+      sm.close();
+    }
+  }
+  return { sessionKey: session.key, sessionId: entry?.sessionId, messages };
+}
+
+function chatAbort(ctx: MethodContext): unknown {
+  const p = validateParams<{ sessionKey: string; runId?: string }>("chat.abort", ctx.params, {
+    sessionKey: { type: "string", required: true, nonEmpty: true },
+    runId: { type: "string" },
+  });
+  const session = resolveSessionKey(ctx.core, { sessionKey: p.sessionKey });
+  const runIds = ctx.core.queues.abort(session.key, p.runId || undefined);
+  return { ok: true, aborted: runIds.length > 0, runIds };
+}
+
+export const chatMethods: MethodTable = {
+  "chat.send": { scope: "operator.write", handler: chatSend },
+  "chat.history": { scope: "operator.read", handler: chatHistory },
+  "chat.abort": { scope: "operator.write", handler: chatAbort },
+};

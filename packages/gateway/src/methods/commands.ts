@@ -1,0 +1,89 @@
+/**
+ * Slash commands handled by the gateway itself, without a model turn: /stop (abort the active run),
+ * /queue <mode> [debounce:2s] [cap:N] [drop:old|new|summarize] and /queue default (per-session queue
+ * settings), /new and /reset (a fresh session id). Each answers like a run with one text payload.
+ */
+import { DROP_POLICIES, QUEUE_MODES, type QueueDropPolicy, type QueueMode } from "../config/config-types.js";
+import type { RunOutcome } from "../run/run-types.js";
+import type { GatewayCore } from "../server/gateway-core.js";
+
+function reply(text: string, status: RunOutcome["status"] = "ok"): RunOutcome {
+  const now = Date.now();
+  return {
+    status,
+    summary: status === "ok" ? "completed" : text,
+    ...(status === "ok" ? {} : { error: text }),
+    startedAt: now,
+    endedAt: now,
+    result: {
+      payloads: [{ text, mediaUrl: null }],
+      meta: { durationMs: 0, agentMeta: { sessionId: "", provider: "gateway", model: "command" } },
+    },
+  };
+}
+
+function parseDuration(v: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(v.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  return Math.round(m[2] === "m" ? n * 60_000 : m[2] === "s" ? n * 1000 : n);
+}
+
+/** Handles `message` when it is a gateway command; undefined means: an ordinary message. */
+export async function handleSlashCommand(
+  core: GatewayCore,
+  sessionKey: string,
+  agentId: string,
+  message: string,
+): Promise<RunOutcome | undefined> {
+  const text = message.trim();
+  if (!text.startsWith("/")) return undefined;
+  const [cmd = "", ...args] = text.split(/\s+/);
+  switch (cmd.toLowerCase()) {
+    case "/stop": {
+      const ids = core.queues.abort(sessionKey);
+      return reply(ids.length > 0 ? "Stopped." : "Nothing to stop.");
+    }
+    case "/new":
+    case "/reset": {
+      core.queues.abort(sessionKey);
+      core.store.ensure(sessionKey, agentId);
+      const entry = core.store.reset(sessionKey);
+      return reply(`New session started (${entry?.sessionId ?? "?"}).`);
+    }
+    case "/queue": {
+      core.store.ensure(sessionKey, agentId);
+      const first = (args[0] ?? "").toLowerCase();
+      if (!first) {
+        const s = core.queueSettings(sessionKey);
+        return reply(`Queue: ${s.mode} (debounce ${s.debounceMs}ms, cap ${s.cap}, drop ${s.drop}).`);
+      }
+      if (first === "default" || first === "reset") {
+        core.store.patch(sessionKey, { queueMode: null, queueDebounceMs: null, queueCap: null, queueDrop: null });
+        return reply(`Queue reset to the default (${core.config.messages.queue.mode}).`);
+      }
+      const patch: { queueMode?: QueueMode; queueDebounceMs?: number; queueCap?: number; queueDrop?: QueueDropPolicy } =
+        {};
+      for (const arg of args) {
+        const [k, v] = arg.includes(":") ? (arg.split(":", 2) as [string, string]) : ["mode", arg];
+        const key = k.toLowerCase();
+        if (key === "mode" && QUEUE_MODES.includes(v.toLowerCase() as QueueMode))
+          patch.queueMode = v.toLowerCase() as QueueMode;
+        else if (key === "debounce" && parseDuration(v) !== undefined) patch.queueDebounceMs = parseDuration(v);
+        else if (key === "cap" && /^\d+$/.test(v) && Number(v) > 0) patch.queueCap = Number(v);
+        else if (key === "drop" && DROP_POLICIES.includes(v as QueueDropPolicy)) patch.queueDrop = v as QueueDropPolicy;
+        else {
+          return reply(
+            `Unknown /queue option "${arg}". Usage: /queue ${QUEUE_MODES.join("|")} [debounce:2s] [cap:20] [drop:${DROP_POLICIES.join("|")}]`,
+            "error",
+          );
+        }
+      }
+      core.store.patch(sessionKey, patch);
+      const s = core.queueSettings(sessionKey);
+      return reply(`Queue set: ${s.mode} (debounce ${s.debounceMs}ms, cap ${s.cap}, drop ${s.drop}).`);
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,12 @@
+/** Every method the gateway serves, by name. */
+import { agentMethods } from "./agent-methods.js";
+import { chatMethods } from "./chat-methods.js";
+import type { MethodTable } from "./method-types.js";
+import { sessionsMethods } from "./sessions-methods.js";
+import { systemMethods } from "./system-methods.js";
+
+export function builtinMethods(): MethodTable {
+  return { ...systemMethods, ...agentMethods, ...chatMethods, ...sessionsMethods };
+}
+
+export type { MethodContext, MethodDef, MethodHandler, MethodTable } from "./method-types.js";

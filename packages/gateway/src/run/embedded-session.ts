@@ -1,0 +1,37 @@
+/**
+ * The agent session a run drives: the subset of pi's AgentSession the gateway needs. The default factory
+ * builds a `BasicSession` (SessionManager transcript + the run's model call); a richer engine (the coding
+ * agent's `createAgentSession` with tools and compaction) plugs in through `SessionFactory`.
+ */
+import type { AgentEvent, AgentMessage } from "@tiller/agent";
+import type { RunContext } from "./run-types.js";
+
+/** Agent events plus the session-level events that become the `compaction` stream. */
+export type EngineEvent =
+  | AgentEvent
+  | { type: "compaction_start"; reason?: string }
+  | { type: "compaction_end"; willRetry: boolean; aborted?: boolean; errorMessage?: string };
+
+export interface EmbeddedSession {
+  readonly sessionId: string;
+  /** Transcript path once it exists. */
+  readonly sessionFile: string | undefined;
+  /** All messages of the session's current branch, this run's included. */
+  readonly messages: readonly AgentMessage[];
+  subscribe(listener: (event: EngineEvent) => void): () => void;
+  /** Runs the agent loop for `text`; resolves when the loop ends (ok, error or abort). Never rejects. */
+  prompt(text: string): Promise<void>;
+  /**
+   * Injects a user message at the next boundary of the running loop (after the current model/tool step).
+   * Returns false when the loop has already decided to end: the caller must queue the message instead.
+   */
+  steer(text: string): boolean;
+  abort(): void;
+  /** Summarizes older history; `compacted:false` when there is nothing to do. */
+  compact?(): Promise<{ compacted: boolean; tokensBefore?: number; summary?: string }>;
+  /** Releases the transcript's write lock. Idempotent. */
+  dispose(): void;
+}
+
+/** Opens the session for a run. The write lock is taken here and held until `dispose()`. */
+export type SessionFactory = (ctx: RunContext) => Promise<EmbeddedSession>;

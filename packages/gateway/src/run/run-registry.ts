@@ -1,0 +1,176 @@
+/**
+ * Every run the gateway accepted: dedupe by idempotency key (runId), completion waiters for the second
+ * `agent` response and `agent.wait`, and the persisted ledger for runs that ended before a restart.
+ * Finished runs stay in memory for DEDUPE_TTL_MS (at most DEDUPE_MAX); older ones are read from SQLite.
+ */
+import type { RunRow, SessionStore } from "../store/session-store.js";
+import type { RunOutcome, RunRequest } from "./run-types.js";
+import type { Turn } from "./turn.js";
+
+export const DEDUPE_TTL_MS = 5 * 60_000;
+export const DEDUPE_MAX = 1000;
+
+export interface RunRecord {
+  request: RunRequest;
+  status: "accepted" | "running" | "done";
+  startedAt?: number;
+  turn?: Turn;
+  outcome?: RunOutcome;
+  finishedAt?: number;
+}
+
+/** agent.wait's answer. `timeout` without endedAt: the wait expired; with endedAt: the run timed out. */
+export interface WaitResult {
+  runId: string;
+  status: "ok" | "error" | "timeout";
+  startedAt?: number;
+  endedAt?: number;
+  error?: string;
+  interrupted?: boolean;
+}
+
+type Waiter = (outcome: RunOutcome) => void;
+
+export class RunRegistry {
+  private readonly runs = new Map<string, RunRecord>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly finishedOrder: string[] = [];
+
+  constructor(private readonly store: SessionStore) {}
+
+  /** The live or recently finished record of `runId`. */
+  get(runId: string): RunRecord | undefined {
+    return this.runs.get(runId);
+  }
+
+  /** A run the ledger knows (any age), or undefined. */
+  ledger(runId: string): RunRow | undefined {
+    return this.store.getRun(runId);
+  }
+
+  /** Registers a new run; returns false (and does nothing) if the runId is already known. */
+  accept(request: RunRequest): boolean {
+    if (this.runs.has(request.runId) || this.store.getRun(request.runId)) return false;
+    this.runs.set(request.runId, { request, status: "accepted" });
+    this.store.runAccepted(request.runId, request.sessionKey, request.acceptedAt);
+    return true;
+  }
+
+  started(runId: string, turn: Turn, at: number): void {
+    const r = this.runs.get(runId);
+    if (!r) return;
+    r.status = "running";
+    r.turn = turn;
+    r.startedAt = at;
+  }
+
+  /** Records the outcome, persists it and wakes every waiter. */
+  finish(runId: string, outcome: RunOutcome): void {
+    const r = this.runs.get(runId);
+    if (r) {
+      if (r.status === "done") return;
+      r.status = "done";
+      r.outcome = outcome;
+      r.turn = undefined;
+      r.finishedAt = Date.now();
+      this.store.runEnded({
+        runId,
+        sessionKey: r.request.sessionKey,
+        status: outcome.status,
+        acceptedAt: r.request.acceptedAt,
+        startedAt: outcome.startedAt,
+        endedAt: outcome.endedAt,
+        error: outcome.error,
+        summary: outcome.summary,
+        result: outcome.result,
+      });
+      this.finishedOrder.push(runId);
+      this.prune();
+    }
+    const ws = this.waiters.get(runId);
+    if (ws) {
+      this.waiters.delete(runId);
+      for (const w of ws) w(outcome);
+    }
+  }
+
+  /** Resolves with the outcome when the run ends (at once if it already has). */
+  whenDone(runId: string): Promise<RunOutcome> {
+    const r = this.runs.get(runId);
+    if (r?.outcome) return Promise.resolve(r.outcome);
+    return new Promise((resolve) => this.addWaiter(runId, resolve));
+  }
+
+  /** agent.wait: the run's end, or `timeout` after `timeoutMs` (the run goes on). */
+  wait(runId: string, timeoutMs: number): Promise<WaitResult> {
+    const r = this.runs.get(runId);
+    if (r?.outcome) return Promise.resolve(toWait(runId, r.outcome));
+    if (!r) {
+      const row = this.store.getRun(runId);
+      if (row && row.status !== "accepted" && row.status !== "running") return Promise.resolve(rowToWait(row));
+    }
+    return new Promise((resolve) => {
+      const waiter: Waiter = (outcome) => {
+        clearTimeout(timer);
+        resolve(toWait(runId, outcome));
+      };
+      const timer = setTimeout(() => {
+        this.waiters.get(runId)?.delete(waiter);
+        const live = this.runs.get(runId);
+        resolve({ runId, status: "timeout", ...(live?.startedAt ? { startedAt: live.startedAt } : {}) });
+      }, timeoutMs);
+      this.addWaiter(runId, waiter);
+    });
+  }
+
+  /** Runs not finished yet. */
+  active(): RunRecord[] {
+    return [...this.runs.values()].filter((r) => r.status !== "done");
+  }
+
+  /** Active runs of one session. */
+  activeForSession(sessionKey: string): RunRecord[] {
+    return this.active().filter((r) => r.request.sessionKey === sessionKey);
+  }
+
+  private addWaiter(runId: string, w: Waiter): void {
+    let set = this.waiters.get(runId);
+    if (!set) {
+      set = new Set();
+      this.waiters.set(runId, set);
+    }
+    set.add(w);
+  }
+
+  private prune(): void {
+    const cutoff = Date.now() - DEDUPE_TTL_MS;
+    while (this.finishedOrder.length > 0) {
+      const id = this.finishedOrder[0] as string;
+      const r = this.runs.get(id);
+      if (r && this.finishedOrder.length <= DEDUPE_MAX && (r.finishedAt ?? 0) > cutoff) break;
+      this.finishedOrder.shift();
+      this.runs.delete(id);
+    }
+  }
+}
+
+function toWait(runId: string, o: RunOutcome): WaitResult {
+  return {
+    runId,
+    status: o.status === "ok" ? "ok" : o.status === "timeout" ? "timeout" : "error",
+    startedAt: o.startedAt,
+    endedAt: o.endedAt,
+    ...(o.status !== "ok" && o.error ? { error: o.error } : {}),
+  };
+}
+
+function rowToWait(row: RunRow): WaitResult {
+  return {
+    runId: row.runId,
+    status: row.status === "ok" ? "ok" : row.status === "timeout" ? "timeout" : "error",
+    ...(row.startedAt ? { startedAt: row.startedAt } : {}),
+    ...(row.endedAt ? { endedAt: row.endedAt } : {}),
+    ...(row.error && row.status !== "ok" ? { error: row.error } : {}),
+    ...(row.status === "interrupted" ? { interrupted: true } : {}),
+  };
+}

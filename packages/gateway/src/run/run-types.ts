@@ -1,0 +1,133 @@
+/**
+ * Types of the run pipeline: what a request asks for (RunRequest), what flows through one run (RunContext),
+ * how it ends (RunOutcome), and the seams other modules hook into (RunExtension, ModelCall).
+ */
+import type { AgentMessage } from "@tiller/agent";
+import type { Api, AssistantMessageEventStreamLike, Context, Model, SimpleStreamOptions, Usage } from "@tiller/ai";
+import type { TillerConfig } from "../config/config-types.js";
+import type { ResolvedModel } from "../config/models-config.js";
+import type { SessionEntry } from "../store/session-store.js";
+
+/** One accepted `agent` / `chat.send` request. `runId` is its idempotency key. */
+export interface RunRequest {
+  runId: string;
+  sessionKey: string;
+  agentId: string;
+  message: string;
+  acceptedAt: number;
+  /** "provider/id" or a bare id; with `provider` the id alone. */
+  model?: string;
+  provider?: string;
+  thinking?: string;
+  /** Per-run timeout; 0 or undefined: the configured default. */
+  timeoutMs?: number;
+  extraSystemPrompt?: string;
+  label?: string;
+  /** Global lane: main (default), subagent, cron. */
+  lane?: string;
+  source: "agent" | "chat";
+}
+
+/** A shaped piece of the reply, as the reference clients print it. */
+export interface ReplyPayload {
+  text: string;
+  mediaUrl?: string | null;
+  mediaUrls?: string[];
+  isError?: boolean;
+}
+
+export interface RunMeta {
+  durationMs: number;
+  agentMeta: {
+    sessionId: string;
+    provider: string;
+    model: string;
+    usage?: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+  };
+  stopReason?: string;
+  aborted?: boolean;
+}
+
+export interface RunResult {
+  payloads: ReplyPayload[];
+  meta: RunMeta;
+}
+
+/** How a run ended. `aborted`: chat.abort, /stop, interrupt; `timeout`: the run's own time limit. */
+export type RunEndStatus = "ok" | "error" | "timeout" | "aborted";
+
+export interface RunOutcome {
+  status: RunEndStatus;
+  summary: string;
+  result: RunResult;
+  error?: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+/** The model call a run makes; `streamSimple` by default. Wrap it to add failover, key rotation, logging. */
+export type ModelCall = (
+  model: Model<Api>,
+  context: Context,
+  options?: SimpleStreamOptions,
+) => AssistantMessageEventStreamLike;
+
+/** Agent event streams of the `agent` event. */
+export type AgentStream = "lifecycle" | "assistant" | "tool" | "compaction" | "error";
+
+/**
+ * Everything one run carries from acceptance to its outcome. Extensions may read everything and change the
+ * writable fields in their hooks (model, systemPrompt, prompt, callModel, payloads) before the next stage uses them.
+ */
+export interface RunContext {
+  readonly runId: string;
+  /** Runs merged into this one (collect / steer); their requests get this run's outcome. */
+  readonly memberRunIds: readonly string[];
+  readonly sessionKey: string;
+  readonly agentId: string;
+  readonly request: RunRequest;
+  readonly config: TillerConfig;
+  session: SessionEntry;
+  /** The user text sent to the model for this turn. */
+  prompt: string;
+  model: ResolvedModel;
+  thinking: string;
+  verbose: boolean;
+  timeoutMs: number;
+  workspaceDir: string;
+  /** Skill names/prompts available to this run (filled by the skills stage). */
+  skills: { name: string; description?: string; prompt?: string }[];
+  systemPrompt: string;
+  callModel: ModelCall;
+  /** Aborted on timeout, chat.abort, /stop, interrupt, shutdown. `abortReason` says which. */
+  readonly signal: AbortSignal;
+  abortReason?: "timeout" | "aborted" | "shutdown";
+  /** Emits an `agent` event of this run (seq assigned by the bus). */
+  emit(stream: AgentStream, data: Record<string, unknown>): void;
+  /** Messages added by this run (user, assistant, tool results), in order. */
+  readonly newMessages: AgentMessage[];
+  usage: Usage;
+  /** Scratch space for extensions, keyed by extension name. */
+  readonly state: Record<string, unknown>;
+  readonly startedAt: number;
+}
+
+/**
+ * A hook set plugged into every run (prompt assembly, reply shaping, failover…). Hooks run in registration
+ * order; each may mutate the context. All are optional.
+ */
+export interface RunExtension {
+  name: string;
+  /** After the defaults are resolved, before the model is fixed: may change `ctx.model` / `ctx.thinking`. */
+  resolveModel?(ctx: RunContext): void | Promise<void>;
+  /** Builds or edits `ctx.systemPrompt` / `ctx.prompt` / `ctx.skills`. */
+  buildPrompt?(ctx: RunContext): void | Promise<void>;
+  /** Wraps the model call (failover, auth rotation); return the new call. */
+  wrapModelCall?(call: ModelCall, ctx: RunContext): ModelCall;
+  /** Sees every engine event before it is bridged to streams. */
+  onEngineEvent?(ctx: RunContext, event: unknown): void;
+  /** May replace or filter the reply payloads built from the run's assistant messages. */
+  shapeReply?(ctx: RunContext, payloads: ReplyPayload[]): ReplyPayload[] | Promise<ReplyPayload[]>;
+  /** After the outcome is known, before it is delivered. */
+  onRunEnd?(ctx: RunContext, outcome: RunOutcome): void | Promise<void>;
+}

@@ -1,0 +1,108 @@
+/**
+ * One client connection: handshake state, the per-connection event seq, subscriptions, and a bounded send
+ * path. A slow client never stalls a run: when its socket buffer is over `maxBufferedBytes`, droppable
+ * events (stream deltas) are skipped for it (seq still advances, so the client sees the gap); responses and
+ * lifecycle/final events are always queued; past 2× the limit the connection is closed as too slow.
+ */
+import { randomUUID } from "node:crypto";
+import type { WebSocket } from "ws";
+import type { ErrorShape, ResponseFrame } from "../protocol/frames.js";
+import type { Challenge, HandshakeResult } from "../protocol/handshake.js";
+import type { BusEvent } from "../run/event-bus.js";
+import type { SubscriptionIndex } from "./subscriptions.js";
+
+/** Client capability: assistant events without the cumulative `text` (delta only), for linear traffic. */
+export const CAP_DELTA_ONLY = "tiller.delta-only";
+/** Client capability: receive agent/chat events of every session, not only the ones it touched. */
+export const CAP_ALL_EVENTS = "tiller.all-events";
+
+export class Connection {
+  readonly connId = randomUUID();
+  readonly challenge: Challenge = { nonce: randomUUID(), ts: Date.now() };
+  hello: HandshakeResult | undefined;
+  caps = new Set<string>();
+  /** Session keys whose events this connection receives. */
+  readonly sessionKeys = new Set<string>();
+  allSessions = false;
+  private seq = 0;
+  droppedEvents = 0;
+  closed = false;
+
+  constructor(
+    readonly ws: WebSocket,
+    private readonly maxBufferedBytes: number,
+    private readonly index: SubscriptionIndex<Connection>,
+  ) {}
+
+  /** Follow a session's agent/chat events from now on. */
+  subscribe(sessionKey: string): void {
+    if (this.sessionKeys.has(sessionKey)) return;
+    this.sessionKeys.add(sessionKey);
+    this.index.add(sessionKey, this);
+  }
+
+  /** Follow every session's events. */
+  subscribeAll(): void {
+    this.allSessions = true;
+    this.index.addAll(this);
+  }
+
+  /** Drops every subscription (on close). */
+  unsubscribeAll(): void {
+    this.index.remove(this, this.sessionKeys);
+    this.sessionKeys.clear();
+    this.allSessions = false;
+  }
+
+  get scopes(): readonly string[] {
+    return this.hello?.scopes ?? [];
+  }
+
+  /** Sends a bus event as an `event` frame with this connection's next seq. */
+  sendEvent(ev: BusEvent): void {
+    if (this.closed) return;
+    const seq = ++this.seq;
+    const buffered = this.ws.bufferedAmount;
+    if (buffered > this.maxBufferedBytes) {
+      if (buffered > 2 * this.maxBufferedBytes) {
+        this.close(1013, "slow consumer: send buffer over limit");
+        return;
+      }
+      if (ev.droppable) {
+        this.droppedEvents++;
+        return;
+      }
+    }
+    const payload = ev.event === "agent" && this.caps.has(CAP_DELTA_ONLY) ? ev.jsonDeltaOnly() : ev.json();
+    this.sendRaw(`{"type":"event","event":"${ev.event}","payload":${payload},"seq":${seq}}`);
+  }
+
+  /** An event frame outside the numbered stream (connect.challenge, tick). */
+  sendUnsequenced(event: string, payload: unknown): void {
+    this.sendRaw(JSON.stringify({ type: "event", event, payload }));
+  }
+
+  respond(frame: ResponseFrame): void {
+    this.sendRaw(JSON.stringify(frame));
+  }
+
+  respondError(id: string, error: ErrorShape): void {
+    this.respond({ type: "res", id, ok: false, error });
+  }
+
+  sendRaw(text: string): void {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(text);
+  }
+
+  /** Closes after pending frames are flushed. */
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.ws.close(code, reason.slice(0, 120));
+    } catch {
+      this.ws.terminate();
+    }
+  }
+}

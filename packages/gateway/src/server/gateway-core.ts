@@ -1,0 +1,129 @@
+/**
+ * The gateway's in-process core, independent of the transport: configuration, model registry, session
+ * store, lanes, event bus, run registry, session queues and the runner, wired together. Methods act on it;
+ * the WebSocket server only moves frames.
+ */
+import type { QueueSettings, TillerConfig } from "../config/config-types.js";
+import { ModelRegistry } from "../config/models-config.js";
+import { CommandLanes } from "../lanes/command-lanes.js";
+import { SessionQueues } from "../queue/session-queue.js";
+import { AgentRunner, type RunnerDeps } from "../run/agent-runner.js";
+import { EventBus } from "../run/event-bus.js";
+import { RunRegistry } from "../run/run-registry.js";
+import type { RunRequest } from "../run/run-types.js";
+import { type SessionEntry, SessionStore } from "../store/session-store.js";
+
+/** Compacts a session's transcript (summarize older history). Plugged in by the engine that supports it. */
+export type SessionCompactor = (
+  entry: SessionEntry,
+  core: GatewayCore,
+) => Promise<{ compacted: boolean; tokensBefore?: number; reason?: string }>;
+
+export interface GatewayCoreOptions {
+  config: TillerConfig;
+  /** Defaults to ModelRegistry.load(config.home, agents.defaults.model). */
+  models?: ModelRegistry;
+  /** Replaces the engine or the model call (tests, embedding). */
+  runner?: Pick<RunnerDeps, "sessionFactory" | "modelCall" | "extensions">;
+}
+
+export class GatewayCore {
+  readonly config: TillerConfig;
+  readonly models: ModelRegistry;
+  readonly store: SessionStore;
+  readonly lanes = new CommandLanes();
+  readonly bus = new EventBus();
+  readonly runs: RunRegistry;
+  readonly runner: AgentRunner;
+  readonly queues: SessionQueues;
+  readonly startedAt = Date.now();
+  /** Set by an engine with compaction support; without it sessions.compact reports `compacted:false`. */
+  compactor: SessionCompactor | undefined;
+  /** Runs marked interrupted at start-up (the previous process died while they ran). */
+  readonly recovered: string[];
+
+  constructor(opts: GatewayCoreOptions) {
+    this.config = opts.config;
+    this.models = opts.models ?? ModelRegistry.load(opts.config.home, opts.config.agents.defaults.model);
+    this.store = new SessionStore(opts.config.home);
+    this.recovered = this.store.markInterrupted().map((r) => r.runId);
+    this.runs = new RunRegistry(this.store);
+    const d = opts.config.agents.defaults;
+    this.lanes.setConcurrency("main", d.maxConcurrent);
+    this.lanes.setConcurrency("subagent", d.subagentMaxConcurrent);
+    this.lanes.setConcurrency("cron", d.cronMaxConcurrent);
+    this.lanes.setConcurrency("nested", d.cronMaxConcurrent);
+    this.runner = new AgentRunner({
+      config: opts.config,
+      models: this.models,
+      store: this.store,
+      bus: this.bus,
+      ...opts.runner,
+    });
+    this.queues = new SessionQueues({
+      lanes: this.lanes,
+      execute: (turn) => this.runner.execute(turn),
+      onStart: (turn) => {
+        const now = Date.now();
+        for (const m of turn.members) this.runs.started(m.runId, turn, now);
+      },
+      finish: (req, outcome) => this.runs.finish(req.runId, outcome),
+      settings: (key) => this.queueSettings(key),
+    });
+  }
+
+  /** The queue settings of a session: its overrides over messages.queue. */
+  queueSettings(sessionKey: string): QueueSettings {
+    const base = this.config.messages.queue;
+    const s = this.store.get(sessionKey);
+    return {
+      mode: s?.queueMode ?? base.mode,
+      debounceMs: s?.queueDebounceMs ?? base.debounceMs,
+      cap: s?.queueCap ?? base.cap,
+      drop: s?.queueDrop ?? base.drop,
+    };
+  }
+
+  /** Accepts a request (dedupe by runId) and hands it to the session queue. False: a duplicate. */
+  submit(req: RunRequest): boolean {
+    if (!this.runs.accept(req)) return false;
+    this.store.ensure(req.sessionKey, req.agentId);
+    this.queues.submit(req);
+    return true;
+  }
+
+  /** sessions.compact: emits the compaction stream around the compactor and counts the compaction. */
+  async compactSession(entry: SessionEntry): Promise<Record<string, unknown>> {
+    if (!this.compactor) {
+      return { ok: true, key: entry.key, compacted: false, reason: "the session engine has no compaction" };
+    }
+    const runId = `compact:${entry.key}:${Date.now()}`;
+    this.bus.emitAgent(runId, entry.key, "compaction", { phase: "start", reason: "manual" });
+    try {
+      const r = await this.compactor(entry, this);
+      if (r.compacted) this.store.markCompacted(entry.key);
+      this.bus.emitAgent(runId, entry.key, "compaction", { phase: "end", willRetry: false, completed: r.compacted });
+      return { ok: true, key: entry.key, ...r };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.bus.emitAgent(runId, entry.key, "compaction", {
+        phase: "end",
+        willRetry: false,
+        completed: false,
+        error: message,
+      });
+      return { ok: false, key: entry.key, compacted: false, reason: message };
+    } finally {
+      this.bus.endRun(runId);
+    }
+  }
+
+  /** Stops taking work, aborts every run, waits up to `graceMs` for them to end, closes the store. */
+  async shutdown(graceMs = 3000): Promise<void> {
+    this.queues.abortAll("shutdown");
+    this.lanes.drain();
+    const pending = this.runs.active().map((r) => this.runs.whenDone(r.request.runId));
+    await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    this.store.close();
+  }
+}
