@@ -60,12 +60,16 @@ function random(seed: number): () => number {
   };
 }
 
-function wait(ms: number | undefined, signal: AbortSignal | undefined): Promise<void> {
+/** Unpaced streams give the event loop a full turn (timers, I/O) every this many chunks. */
+const CHUNKS_PER_MACROTASK = 128;
+
+function wait(ms: number | undefined, signal: AbortSignal | undefined, chunk: number): Promise<void> | undefined {
+  if (ms === undefined) {
+    // Between chunks a microtask turn lets the consumer see each event (and abort) before the next one;
+    // a macrotask only now and then keeps long replies fast while timers and I/O still run.
+    return chunk % CHUNKS_PER_MACROTASK === 0 ? new Promise((resolve) => setImmediate(resolve)) : undefined;
+  }
   return new Promise((resolve) => {
-    if (ms === undefined) {
-      setImmediate(resolve);
-      return;
-    }
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);
@@ -125,25 +129,20 @@ export async function streamScriptedMessage(
     stream.push({ type: "error", reason: "aborted", error: output });
   };
   /** Splits `text` into chunks, waiting between them; returns false when aborted. */
-  async function* chunks(text: string): AsyncGenerator<string, boolean> {
+  let chunkCount = 0;
+  /** Feeds `text` to `onChunk` in chunks, pausing between them; false when aborted part-way. */
+  async function drain(text: string, onChunk: (chunk: string) => void): Promise<boolean> {
     let i = 0;
     while (i < text.length) {
       const tokens = minTokens + Math.floor(next() * (maxTokens - minTokens + 1));
       const size = tokens * CHARS_PER_TOKEN;
-      await wait(options.tokensPerSecond ? (tokens / options.tokensPerSecond) * 1000 : undefined, signal);
+      const paced = options.tokensPerSecond ? (tokens / options.tokensPerSecond) * 1000 : undefined;
+      await wait(paced, signal, chunkCount++);
       if (signal?.aborted) return false;
-      yield text.slice(i, i + size);
+      onChunk(text.slice(i, i + size));
       i += size;
     }
     return true;
-  }
-  async function drain(text: string, onChunk: (chunk: string) => void): Promise<boolean> {
-    const it = chunks(text);
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return r.value;
-      onChunk(r.value);
-    }
   }
 
   if (signal?.aborted) return abort();
