@@ -110,8 +110,13 @@ export class ModelRegistry {
       const base = this.models.get(key(name, id));
       if (base) this.models.set(key(name, id), toModel(name, { ...o, id }, {}, base));
     }
+    // A new model of a built-in provider inherits the provider's api and base URL from its catalog models.
+    const sibling = [...this.models.values()].find((m) => m.provider === name);
+    const inherited: ProviderConfig = { ...p };
+    if (inherited.api === undefined && sibling) inherited.api = sibling.api;
+    if (inherited.baseUrl === undefined && sibling) inherited.baseUrl = sibling.baseUrl;
     for (const def of p.models ?? [])
-      this.models.set(key(name, def.id), toModel(name, def, p, this.models.get(key(name, def.id))));
+      this.models.set(key(name, def.id), toModel(name, def, inherited, this.models.get(key(name, def.id))));
   }
 
   /** Adds (or replaces) a provider at run time, same shape as a models.json entry. */
