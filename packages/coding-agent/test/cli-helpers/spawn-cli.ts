@@ -1,12 +1,14 @@
 /** Spawns the real `tiller` CLI from source (no build needed) and collects its output. */
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
 export const CLI_SOURCE = join(REPO_ROOT, "packages", "coding-agent", "src", "cli.ts");
+/** tsx's loader by absolute URL: the CLI often runs in a temp folder where a bare "tsx" would not resolve. */
+const TSX_LOADER = pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
 /** Command line (argv[0..]) that runs the CLI from source. */
-export const CLI_COMMAND = [process.execPath, "--conditions=tiller-source", "--import", "tsx", CLI_SOURCE];
+export const CLI_COMMAND = [process.execPath, "--conditions=tiller-source", "--import", TSX_LOADER, CLI_SOURCE];
 
 export interface CliRun {
   code: number | null;

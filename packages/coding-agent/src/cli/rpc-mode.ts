@@ -1,0 +1,224 @@
+/**
+ * `tiller --mode rpc`: JSON-lines commands on stdin, responses `{type:"response", id, command, success, data|error}`
+ * and session events on stdout. Framing splits on LF only (see jsonl.ts). `prompt` answers once the run has
+ * started (or was queued / handled); later failures arrive as events, as in pi's protocol.
+ */
+import type { ThinkingLevel } from "@tiller/agent";
+import type { CliArgs } from "./args.js";
+import { THINKING_LEVELS } from "./args.js";
+import { CliUsageError } from "./errors.js";
+import { eventForWire } from "./event-json.js";
+import { createJsonlReader, toJsonLine } from "./jsonl.js";
+import { type CliSetup, setupSession, submit } from "./session-setup.js";
+
+type Command = { id?: string | number; type: string } & Record<string, unknown>;
+type Handler = (cmd: Command, setup: CliSetup) => Promise<unknown> | unknown;
+
+class RpcError extends Error {}
+
+function str(cmd: Command, key: string): string {
+  const v = cmd[key];
+  if (typeof v !== "string" || v.length === 0) throw new RpcError(`"${key}" must be a non-empty string`);
+  return v;
+}
+
+const HANDLERS: Record<string, Handler> = {
+  steer: (cmd, { session }) => {
+    if (!session.isStreaming) throw new RpcError("nothing is running to steer; send a prompt");
+    session.steer(str(cmd, "message"));
+  },
+  follow_up: (cmd, { session }) => {
+    if (!session.isStreaming) throw new RpcError("nothing is running; send a prompt");
+    session.followUp(str(cmd, "message"));
+  },
+  abort: async (_cmd, { session }) => {
+    await session.abort();
+  },
+  get_state: (_cmd, { session }) => ({
+    model: session.model,
+    thinkingLevel: session.thinkingLevel,
+    isStreaming: session.isStreaming,
+    isCompacting: session.isCompacting,
+    sessionId: session.sessionId,
+    sessionFile: session.sessionFile ?? null,
+    sessionName: session.sessionManager.getSessionName() ?? null,
+    messageCount: session.messages.length,
+    pendingMessageCount: session.pendingMessageCount,
+  }),
+  get_messages: (_cmd, { session }) => ({ messages: session.messages }),
+  get_last_assistant_text: (_cmd, { session }) => {
+    for (let i = session.messages.length - 1; i >= 0; i--) {
+      const m = session.messages[i] as { role?: string; content?: Array<{ type: string; text?: string }> };
+      if (m.role === "assistant") {
+        return { text: (m.content ?? []).map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("") };
+      }
+    }
+    return { text: null };
+  },
+  set_model: (cmd, { session, modelRegistry }) => {
+    const provider = str(cmd, "provider");
+    const modelId = str(cmd, "modelId");
+    const model = modelRegistry.find(provider, modelId);
+    if (!model) throw new RpcError(`unknown model ${provider}/${modelId}`);
+    session.setModel(model);
+    return { model, thinkingLevel: session.thinkingLevel };
+  },
+  get_available_models: (_cmd, { modelRegistry }) => ({ models: modelRegistry.getAvailable() }),
+  set_thinking_level: (cmd, { session }) => {
+    const level = str(cmd, "level");
+    if (!(THINKING_LEVELS as readonly string[]).includes(level)) {
+      throw new RpcError(`"level" must be one of ${THINKING_LEVELS.join(", ")}`);
+    }
+    return { level: session.setThinkingLevel(level as ThinkingLevel) };
+  },
+  compact: async (cmd, { session }) =>
+    session.compact(typeof cmd.customInstructions === "string" ? cmd.customInstructions : undefined),
+  new_session: (_cmd, { session }) => ({ sessionFile: session.newSession() ?? null, sessionId: session.sessionId }),
+  fork: (cmd, { session }) => ({
+    sessionFile: session.fork(typeof cmd.entryId === "string" ? cmd.entryId : undefined) ?? null,
+    sessionId: session.sessionId,
+  }),
+  get_fork_messages: (_cmd, { session }) => ({
+    messages: session.sessionManager
+      .getBranch()
+      .filter((e) => e.type === "message" && e.message.role === "user")
+      .map((e) => ({
+        entryId: e.id,
+        text: e.type === "message" ? userText((e.message as { content?: unknown }).content) : "",
+      })),
+  }),
+  navigate_tree: async (cmd, { session }) =>
+    session.navigateTree(str(cmd, "targetId"), { summarize: cmd.summarize === true }),
+  get_session_stats: (_cmd, { session }) => session.getSessionStats(),
+  set_session_name: (cmd, { session }) => {
+    session.setSessionName(typeof cmd.name === "string" ? cmd.name : "");
+  },
+  get_commands: (_cmd, setup) => ({
+    commands: [
+      ...[...setup.extensions.getCommands()].map(([name, c]) => ({
+        name,
+        description: c.description,
+        source: "extension",
+      })),
+      ...setup.templates.map((t) => ({ name: t.name, description: t.description, source: "prompt" })),
+      ...setup.skills.map((s) => ({ name: `skill:${s.name}`, description: s.description, source: "skill" })),
+    ],
+  }),
+};
+
+function userText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((p: { type?: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : "")).join("");
+}
+
+export async function runRpcMode(args: CliArgs): Promise<number> {
+  const write = (v: unknown) => process.stdout.write(toJsonLine(v));
+  let setup: CliSetup;
+  try {
+    setup = await setupSession(args, {
+      hasUI: false,
+      notify: (message, level = "info") => write({ type: "notification", level, message }),
+    });
+  } catch (err) {
+    if (err instanceof CliUsageError) {
+      process.stderr.write(`tiller: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  for (const n of setup.notes) process.stderr.write(`tiller: ${n.message}\n`);
+  setup.extensions.onError((e) => write({ type: "extension_error", ...e }));
+  const { session } = setup;
+  session.subscribe((event) => {
+    write(eventForWire(event));
+  });
+
+  const respond = (cmd: Command | undefined, result: { data?: unknown; error?: string }) => {
+    const base: Record<string, unknown> = { type: "response" };
+    if (cmd?.id !== undefined) base.id = cmd.id;
+    base.command = cmd?.type ?? "unknown";
+    if (result.error !== undefined) write({ ...base, success: false, error: result.error });
+    else write(result.data === undefined ? { ...base, success: true } : { ...base, success: true, data: result.data });
+  };
+
+  const runPrompt = (cmd: Command) => {
+    const message = cmd.message;
+    if (typeof message !== "string" || message.length === 0) {
+      respond(cmd, { error: '"message" must be a non-empty string' });
+      return;
+    }
+    const behavior = cmd.streamingBehavior;
+    if (behavior !== undefined && behavior !== "steer" && behavior !== "followUp") {
+      respond(cmd, { error: '"streamingBehavior" must be "steer" or "followUp"' });
+      return;
+    }
+    if (session.isStreaming && behavior === undefined) {
+      respond(cmd, { error: 'the agent is running: set "streamingBehavior" to "steer" or "followUp"' });
+      return;
+    }
+    let answered = false;
+    const answer = (r: { data?: unknown; error?: string }) => {
+      if (answered) return;
+      answered = true;
+      off();
+      respond(cmd, r);
+    };
+    // "Accepted" = the run started; an error before that (no API key, bad input) is the response itself.
+    const off = session.subscribe((e) => {
+      if (e.type === "agent_start") answer({});
+    });
+    submit(setup, message, behavior as "steer" | "followUp" | undefined, cmd.images as never).then(
+      (r) => answer(r.kind === "queued" ? { data: { queued: r.as } } : {}),
+      (err: unknown) => {
+        const text = err instanceof Error ? err.message : String(err);
+        if (answered) write({ type: "prompt_error", id: cmd.id, error: text });
+        else answer({ error: text });
+      },
+    );
+  };
+
+  const onLine = (line: string) => {
+    if (line.trim() === "") return;
+    let cmd: Command;
+    try {
+      const parsed = JSON.parse(line) as unknown;
+      if (!parsed || typeof parsed !== "object" || typeof (parsed as Command).type !== "string") {
+        throw new Error('a command is an object with a string "type"');
+      }
+      cmd = parsed as Command;
+    } catch (err) {
+      respond({ type: "parse" }, { error: `invalid command: ${(err as Error).message}` });
+      return;
+    }
+    if (cmd.type === "prompt") {
+      runPrompt(cmd);
+      return;
+    }
+    const handler = HANDLERS[cmd.type];
+    if (!handler) {
+      respond(cmd, { error: `unknown command "${cmd.type}"` });
+      return;
+    }
+    Promise.resolve()
+      .then(() => handler(cmd, setup))
+      .then(
+        (data) => respond(cmd, { data }),
+        (err: unknown) => respond(cmd, { error: err instanceof Error ? err.message : String(err) }),
+      );
+  };
+
+  const reader = createJsonlReader(onLine);
+  await new Promise<void>((resolve) => {
+    process.stdin.on("data", (chunk: Buffer) => reader.push(chunk));
+    process.stdin.on("end", () => {
+      reader.end();
+      resolve();
+    });
+    process.stdin.on("error", () => resolve());
+  });
+  // stdin closed: let a running turn finish, then leave.
+  while (session.isStreaming) await new Promise((r) => setTimeout(r, 20));
+  session.dispose();
+  return 0;
+}

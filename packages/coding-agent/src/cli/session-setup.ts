@@ -1,0 +1,227 @@
+/**
+ * Builds everything a CLI mode needs from the parsed arguments: context files, skills, templates, extensions,
+ * tools, the system prompt, the model and the session file, then an AgentSession with the extension hooks wired.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { ThinkingLevel } from "@tiller/agent";
+import type { Api, ImageContent, Model } from "@tiller/ai";
+import { type AgentSession, createAgentSession } from "../agent-session/index.js";
+import { AuthStorage } from "../auth/auth-storage.js";
+import { loadContextFiles } from "../context/context-files.js";
+import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate } from "../context/prompt-templates.js";
+import { loadSkills, type Skill } from "../context/skills.js";
+import { buildSystemPrompt } from "../context/system-prompt.js";
+import { loadExtensions } from "../extensions/loader.js";
+import type { ExtensionRunner } from "../extensions/runner.js";
+import { getTillerHome, getTillerPaths } from "../home.js";
+import { ModelRegistry } from "../models/model-registry.js";
+import { SessionManager } from "../session/session-manager.js";
+import type { CliArgs } from "./args.js";
+import { CliUsageError } from "./errors.js";
+import { createTools } from "./tools-setup.js";
+
+export interface StartupNote {
+  level: "info" | "warning" | "error";
+  message: string;
+}
+
+export interface CliSetup {
+  session: AgentSession;
+  extensions: ExtensionRunner;
+  templates: PromptTemplate[];
+  skills: Skill[];
+  modelRegistry: ModelRegistry;
+  /** The system prompt before `before_agent_start` handlers (they get it fresh on every run). */
+  baseSystemPrompt: string;
+  /** True when running on the offline model because nothing is configured. */
+  offline: boolean;
+  notes: StartupNote[];
+}
+
+export interface SetupOptions {
+  hasUI: boolean;
+  notify?: (message: string, level?: "info" | "warning" | "error") => void;
+}
+
+export const OFFLINE_NOTE =
+  "no provider configured: running on the offline model (offline/tiller-offline). " +
+  "Set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, or add a provider to $TILLER_HOME/models.json.";
+
+export async function setupSession(args: CliArgs, options: SetupOptions): Promise<CliSetup> {
+  const cwd = process.cwd();
+  const home = getTillerHome();
+  const paths = getTillerPaths(home);
+  const notes: StartupNote[] = [];
+
+  const contextFiles = loadContextFiles({ cwd, tillerHome: home });
+  const skillResult = loadSkills({ cwd, tillerHome: home });
+  for (const d of skillResult.diagnostics) notes.push({ level: d.severity, message: `skill ${d.path}: ${d.message}` });
+  const templates = loadPromptTemplates({ cwd, tillerHome: home });
+  const extensions = await loadExtensions({ cwd, tillerHome: home, paths: args.extensions });
+
+  const authStorage = AuthStorage.create(paths.auth);
+  const modelRegistry = ModelRegistry.create(authStorage, paths.models);
+  for (const e of modelRegistry.errors) notes.push({ level: "warning", message: e });
+  const model = resolveModelArg(args, modelRegistry);
+  const sessionManager = openSessionManager(args, cwd, home);
+
+  const tools = createTools(cwd, args, extensions.getTools());
+  const baseSystemPrompt = buildSystemPrompt({
+    cwd,
+    tools,
+    contextFiles,
+    skills: skillResult.skills,
+    ...(args.systemPrompt !== undefined ? { systemPrompt: readMaybeFile(args.systemPrompt, cwd) } : {}),
+    ...(args.appendSystemPrompt !== undefined
+      ? { appendSystemPrompt: readMaybeFile(args.appendSystemPrompt, cwd) }
+      : {}),
+  });
+
+  const { session, modelFallbackMessage } = await createAgentSession({
+    cwd,
+    home,
+    authStorage,
+    modelRegistry,
+    sessionManager,
+    tools,
+    systemPrompt: baseSystemPrompt,
+    ...(model ? { model } : {}),
+    ...(args.thinking ? { thinkingLevel: args.thinking as ThinkingLevel } : {}),
+    ...(args.apiKey ? { apiKey: args.apiKey } : {}),
+  });
+  if (modelFallbackMessage) notes.push({ level: "warning", message: modelFallbackMessage });
+  const offline = session.model.provider === "offline" && !model;
+  if (offline) notes.push({ level: "info", message: OFFLINE_NOTE });
+
+  wireExtensions(session, extensions, cwd, options);
+  return {
+    session,
+    extensions,
+    templates,
+    skills: skillResult.skills,
+    modelRegistry,
+    baseSystemPrompt,
+    offline,
+    notes,
+  };
+}
+
+/** `--model provider/id`, `--model id [--provider p]`, or `--provider p` alone (its first model). */
+export function resolveModelArg(args: CliArgs, registry: ModelRegistry): Model<Api> | undefined {
+  if (!args.model && !args.provider) return undefined;
+  const all = registry.getAll();
+  let provider = args.provider;
+  let id = args.model;
+  if (id && !provider && id.includes("/")) {
+    const slash = id.indexOf("/");
+    const maybeProvider = id.slice(0, slash);
+    if (all.some((m) => m.provider === maybeProvider)) {
+      provider = maybeProvider;
+      id = id.slice(slash + 1);
+    }
+  }
+  if (provider && !all.some((m) => m.provider === provider)) {
+    throw new CliUsageError(`unknown provider "${provider}" (see tiller --list-models)`);
+  }
+  const found = id
+    ? all.find((m) => m.id === id && (!provider || m.provider === provider))
+    : all.find((m) => m.provider === provider);
+  if (!found) {
+    throw new CliUsageError(
+      `unknown model "${id}"${provider ? ` for provider "${provider}"` : ""} (see tiller --list-models)`,
+    );
+  }
+  return found;
+}
+
+function openSessionManager(args: CliArgs, cwd: string, home: string): SessionManager {
+  if (args.noSession) return SessionManager.inMemory(cwd);
+  if (args.continue) return SessionManager.continueRecent(cwd, { home });
+  if (args.session) {
+    const asPath = resolve(cwd, args.session);
+    if (existsSync(asPath)) return SessionManager.open(asPath);
+    const match = SessionManager.listAll(home).find((s) => s.id === args.session || s.id.startsWith(args.session!));
+    if (!match) throw new CliUsageError(`no session "${args.session}" (not a file, not a session id)`);
+    return SessionManager.open(match.path);
+  }
+  return SessionManager.create(cwd, { home });
+}
+
+/** `--system-prompt` accepts text or a path to a file holding it. */
+function readMaybeFile(value: string, cwd: string): string {
+  if (value.length > 4096 || value.includes("\n")) return value;
+  const p = resolve(cwd, value);
+  try {
+    return existsSync(p) ? readFileSync(p, "utf8") : value;
+  } catch {
+    return value;
+  }
+}
+
+function wireExtensions(session: AgentSession, runner: ExtensionRunner, cwd: string, options: SetupOptions): void {
+  runner.setContext({
+    cwd,
+    hasUI: options.hasUI,
+    notify: options.notify ?? ((m, level = "info") => process.stderr.write(`[${level}] ${m}\n`)),
+    abort: () => void session.abort(),
+    isIdle: () => !session.isStreaming,
+  });
+  if (runner.extensions.length === 0) return;
+  const hooks = runner.agentHooks();
+  const agent = session.agent;
+  agent.beforeToolCall = hooks.beforeToolCall;
+  agent.afterToolCall = hooks.afterToolCall;
+  const sessionTransform = agent.transformContext;
+  agent.transformContext = async (messages, signal) =>
+    hooks.transformContext(sessionTransform ? await sessionTransform(messages, signal) : messages);
+  session.subscribe((event) => {
+    if (event.type in AGENT_EVENT_TYPES)
+      return runner.emitAgentEvent(event as Parameters<typeof runner.emitAgentEvent>[0]);
+    return undefined;
+  });
+}
+
+const AGENT_EVENT_TYPES: Record<string, true> = {
+  agent_start: true,
+  agent_end: true,
+  turn_start: true,
+  turn_end: true,
+  message_start: true,
+  message_update: true,
+  message_end: true,
+  tool_execution_start: true,
+  tool_execution_update: true,
+  tool_execution_end: true,
+};
+
+export type SubmitResult = { kind: "prompted" } | { kind: "queued"; as: "steer" | "followUp" } | { kind: "handled" };
+
+/**
+ * What every mode does with user text: the `input` hook, extension `/commands`, `/template` and `/skill:` expansion,
+ * `before_agent_start` (system prompt for this run), then prompt — or steer/follow-up while a run is active.
+ * Resolves when the run ends (for a prompt) or at once (queued / handled).
+ */
+export async function submit(
+  setup: CliSetup,
+  text: string,
+  behavior: "steer" | "followUp" | undefined,
+  images?: ImageContent[],
+): Promise<SubmitResult> {
+  const input = await setup.extensions.input(text);
+  if (input === undefined) return { kind: "handled" };
+  if (await setup.extensions.runCommand(input)) return { kind: "handled" };
+  const expanded = expandPromptTemplate(input, setup.templates, setup.skills) ?? input;
+  const { session } = setup;
+  if (session.isStreaming) {
+    const as = behavior ?? "steer";
+    if (as === "steer") session.steer(expanded, images);
+    else session.followUp(expanded, images);
+    return { kind: "queued", as };
+  }
+  if (setup.extensions.hasHandlers("before_agent_start")) {
+    session.agent.setSystemPrompt(await setup.extensions.beforeAgentStart(expanded, setup.baseSystemPrompt));
+  }
+  await session.prompt(expanded, images ? { images } : {});
+  return { kind: "prompted" };
+}

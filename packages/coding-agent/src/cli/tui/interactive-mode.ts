@@ -1,0 +1,250 @@
+/**
+ * The interactive terminal UI (default when stdin is a terminal). Enter sends; while the agent works Enter steers
+ * and Alt+Enter queues a follow-up; Esc aborts. Rendering: see live-renderer.ts (scrollback kept, no flicker).
+ */
+import { Editor, matchesKey, ProcessTerminal, type SelectItem, type TUI } from "@mariozechner/pi-tui";
+import type { CliArgs } from "../args.js";
+import { CliUsageError } from "../errors.js";
+import { readVersion } from "../main.js";
+import { type CliSetup, setupSession, submit } from "../session-setup.js";
+import { NoticeItem } from "./chat-items.js";
+import { ChatView } from "./chat-view.js";
+import { SessionEventHandler } from "./event-handler.js";
+import { LiveRenderer } from "./live-renderer.js";
+import { replayItems } from "./replay.js";
+import { Selector } from "./selector.js";
+import { BUILTIN_COMMANDS, type CommandHost, runBuiltinCommand } from "./slash-commands.js";
+import { InfoLine, StatusLine } from "./status-bar.js";
+import { c, editorTheme } from "./theme.js";
+
+export async function runInteractiveMode(args: CliArgs): Promise<number> {
+  let handler: SessionEventHandler | undefined;
+  const notify = (m: string, level: "info" | "warning" | "error" = "info") => handler?.notice(m, level);
+  let setup: CliSetup;
+  try {
+    setup = await setupSession(args, { hasUI: true, notify });
+  } catch (err) {
+    if (err instanceof CliUsageError) {
+      process.stderr.write(`tiller: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  return new InteractiveApp(setup, args, (h) => (handler = h)).run();
+}
+
+class InteractiveApp implements CommandHost {
+  setup: CliSetup;
+  private renderer: LiveRenderer;
+  private view: ChatView;
+  private editor: Editor;
+  private status: StatusLine;
+  private info = new InfoLine();
+  private handler: SessionEventHandler;
+  private selector: Selector | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private lastCtrlC = 0;
+  private exit!: (code: number) => void;
+
+  constructor(
+    setup: CliSetup,
+    private args: CliArgs,
+    exposeHandler: (h: SessionEventHandler) => void,
+  ) {
+    this.setup = setup;
+    this.view = new ChatView((lines) => this.renderer.commit(lines));
+    this.renderer = new LiveRenderer(new ProcessTerminal(), this.view);
+    // The editor only needs requestRender() and terminal.rows from its host.
+    this.editor = new Editor(this.renderer as unknown as TUI, editorTheme, { paddingX: 1 });
+    this.editor.focused = true;
+    this.status = new StatusLine(() => this.renderer.requestRender());
+    this.handler = new SessionEventHandler(
+      this.view,
+      this.status,
+      () => this.renderer.requestRender(),
+      () => this.refreshInfo(),
+    );
+    exposeHandler(this.handler);
+    this.editor.onSubmit = (text) => this.onSubmit(text);
+    this.layout();
+  }
+
+  run(): Promise<number> {
+    return new Promise((resolve) => {
+      this.exit = resolve;
+      this.renderer.start((data) => this.onInput(data));
+      const model = this.setup.session.model;
+      this.view.add(
+        new NoticeItem(
+          `${c.bold("tiller")} ${readVersion()} · ${model.provider}/${model.id} · ${process.cwd()}\n` +
+            "Enter send · Alt+Enter follow-up · Esc abort · /help",
+        ),
+      );
+      for (const n of this.setup.notes) this.handler.notice(n.message, n.level);
+      this.setup.extensions.onError((e) =>
+        this.handler.notice(`extension ${e.extension} (${e.phase}): ${e.message}`, "error"),
+      );
+      this.attach();
+      if (this.setup.session.messages.length > 0) this.showBranch();
+      process.once("SIGTERM", () => this.quit());
+      const first = this.args.messages.join(" ").trim();
+      if (first) this.onSubmit(first);
+      this.renderer.requestRender();
+    });
+  }
+
+  private attach(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = this.setup.session.subscribe((event) => this.handler.handle(event));
+    this.refreshInfo();
+  }
+
+  private layout(): void {
+    this.view.setPanel([...(this.selector ? [this.selector] : []), this.status, this.editor, this.info]);
+  }
+
+  private onInput(data: string): void {
+    if (this.selector) {
+      this.selector.handleInput(data);
+      this.renderer.requestRender();
+      return;
+    }
+    const { session } = this.setup;
+    if (matchesKey(data, "escape")) {
+      if (session.isStreaming) {
+        void session.abort();
+        this.handler.notice("aborting…", "warning");
+      }
+      return;
+    }
+    if (matchesKey(data, "alt+enter")) {
+      const text = this.editor.getExpandedText().trim();
+      if (!text) return;
+      this.editor.setText("");
+      this.editor.addToHistory(text);
+      this.send(text, "followUp");
+      return;
+    }
+    if (matchesKey(data, "ctrl+c")) {
+      if (this.editor.getText()) this.editor.setText("");
+      else if (session.isStreaming) void session.abort();
+      else if (Date.now() - this.lastCtrlC < 1500) this.quit();
+      else this.handler.notice("press Ctrl+C again to quit");
+      this.lastCtrlC = Date.now();
+      this.renderer.requestRender();
+      return;
+    }
+    if (matchesKey(data, "ctrl+d") && !this.editor.getText()) {
+      this.quit();
+      return;
+    }
+    this.editor.handleInput(data);
+    this.renderer.requestRender();
+  }
+
+  private onSubmit(raw: string): void {
+    const text = raw.trim();
+    if (!text) return;
+    this.editor.addToHistory(text);
+    const m = /^\/([A-Za-z0-9_-]+)(?:\s+([\s\S]*))?$/.exec(text);
+    if (m && BUILTIN_COMMANDS[m[1]!] !== undefined) {
+      runBuiltinCommand(this, m[1]!, m[2] ?? "").catch((err: unknown) =>
+        this.handler.notice(err instanceof Error ? err.message : String(err), "error"),
+      );
+      return;
+    }
+    this.send(text, this.setup.session.isStreaming ? "steer" : undefined);
+  }
+
+  private send(text: string, behavior: "steer" | "followUp" | undefined): void {
+    submit(this.setup, text, behavior).then(
+      (r) => {
+        if (r.kind === "queued") {
+          this.handler.notice(
+            r.as === "steer" ? `steering: ${text} (delivered at the next tool boundary)` : `follow-up queued: ${text}`,
+          );
+        }
+      },
+      (err: unknown) => this.handler.notice(err instanceof Error ? err.message : String(err), "error"),
+    );
+  }
+
+  // ---- CommandHost ----
+
+  notice(message: string, level: "info" | "warning" | "error" = "info"): void {
+    this.handler.notice(message, level);
+  }
+
+  async pick(title: string, items: SelectItem[]): Promise<string | undefined> {
+    const selector = new Selector(title, items);
+    this.selector = selector;
+    this.layout();
+    this.renderer.requestRender();
+    try {
+      return await selector.done;
+    } finally {
+      this.selector = undefined;
+      this.layout();
+      this.renderer.requestRender();
+    }
+  }
+
+  setEditorText(text: string): void {
+    this.editor.setText(text);
+    this.renderer.requestRender();
+  }
+
+  async openSession(path: string): Promise<void> {
+    const next = await setupSession(
+      { ...this.args, continue: false, session: path, messages: [] },
+      {
+        hasUI: true,
+        notify: (m, l) => this.handler.notice(m, l),
+      },
+    );
+    this.setup.session.dispose();
+    this.setup = next;
+    this.attach();
+    this.handler.notice(`resumed ${path}`);
+    this.showBranch();
+  }
+
+  showBranch(): void {
+    for (const item of replayItems(this.setup.session.messages)) this.view.add(item);
+    this.renderer.requestRender();
+  }
+
+  refreshInfo(): void {
+    const { session } = this.setup;
+    let tokens: number | undefined;
+    let cost: number | undefined;
+    try {
+      const stats = session.getSessionStats();
+      tokens = stats.tokens.total;
+      cost = stats.cost;
+    } catch {
+      // stats are cosmetic
+    }
+    this.info.set({
+      model: `${session.model.provider}/${session.model.id}`,
+      thinking: session.thinkingLevel,
+      ...(tokens !== undefined ? { tokens } : {}),
+      ...(cost !== undefined ? { cost } : {}),
+      session: session.sessionFile ? session.sessionId.slice(0, 8) : "not saved",
+    });
+    this.renderer.requestRender();
+  }
+
+  quit(): void {
+    this.status.dispose();
+    this.renderer.stop();
+    this.unsubscribe?.();
+    const { session } = this.setup;
+    const done = () => {
+      session.dispose();
+      this.exit(0);
+    };
+    if (session.isStreaming) session.abort().then(done, done);
+    else done();
+  }
+}

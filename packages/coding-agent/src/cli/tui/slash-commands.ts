@@ -1,0 +1,199 @@
+/** Built-in `/commands` of the interactive UI. Each returns once done; failures are shown as notices by the caller. */
+
+import type { SelectItem } from "@mariozechner/pi-tui";
+import type { ThinkingLevel } from "@tiller/agent";
+import { SessionManager } from "../../session/session-manager.js";
+import { THINKING_LEVELS } from "../args.js";
+import type { CliSetup } from "../session-setup.js";
+import { userText } from "./chat-items.js";
+
+/** What commands may do to the UI. */
+export interface CommandHost {
+  setup: CliSetup;
+  notice(message: string, level?: "info" | "warning" | "error"): void;
+  pick(title: string, items: SelectItem[]): Promise<string | undefined>;
+  setEditorText(text: string): void;
+  /** Replaces the session (resume) and redraws the transcript. */
+  openSession(path: string): Promise<void>;
+  /** Shows the current branch again after the session moved. */
+  showBranch(): void;
+  refreshInfo(): void;
+  quit(): void;
+}
+
+export const BUILTIN_COMMANDS: Record<string, string> = {
+  help: "show commands and keys",
+  model: "switch model (/model provider/id, or pick)",
+  thinking: "set thinking level (/thinking high, or pick)",
+  compact: "summarize older context now (/compact [focus])",
+  new: "start a new session",
+  resume: "reopen an earlier session of this folder",
+  fork: "continue from an earlier message in a new session file",
+  tree: "move to another point of this session's tree",
+  quit: "leave tiller",
+  exit: "leave tiller",
+};
+
+export async function runBuiltinCommand(host: CommandHost, name: string, arg: string): Promise<void> {
+  const { session } = host.setup;
+  switch (name) {
+    case "help": {
+      const lines = Object.entries(BUILTIN_COMMANDS).map(([n, d]) => `  /${n.padEnd(9)} ${d}`);
+      for (const [n, c] of host.setup.extensions.getCommands())
+        lines.push(`  /${n.padEnd(9)} ${c.description ?? "(extension)"}`);
+      for (const t of host.setup.templates) lines.push(`  /${t.name.padEnd(9)} ${t.description}`);
+      lines.push("Keys: Enter send/steer · Alt+Enter follow-up · Esc abort · Ctrl+C clear/abort/quit · Ctrl+D quit");
+      host.notice(lines.join("\n"));
+      return;
+    }
+    case "quit":
+    case "exit":
+      host.quit();
+      return;
+    case "model": {
+      const registry = host.setup.modelRegistry;
+      let choice = arg.trim();
+      if (!choice) {
+        const models = registry.getAvailable();
+        const picked = await host.pick(
+          "Model",
+          models.map((m) => ({ value: `${m.provider}/${m.id}`, label: `${m.provider}/${m.id}`, description: m.name })),
+        );
+        if (!picked) return;
+        choice = picked;
+      }
+      const slash = choice.indexOf("/");
+      const model =
+        slash > 0
+          ? registry.find(choice.slice(0, slash), choice.slice(slash + 1))
+          : registry.getAll().find((m) => m.id === choice);
+      if (!model) throw new Error(`unknown model "${choice}"`);
+      session.setModel(model);
+      host.notice(`model: ${model.provider}/${model.id} · thinking ${session.thinkingLevel}`);
+      host.refreshInfo();
+      return;
+    }
+    case "thinking": {
+      let level = arg.trim();
+      if (!level) {
+        const picked = await host.pick(
+          "Thinking level",
+          THINKING_LEVELS.map((l) => ({ value: l, label: l })),
+        );
+        if (!picked) return;
+        level = picked;
+      }
+      if (!(THINKING_LEVELS as readonly string[]).includes(level)) {
+        throw new Error(`thinking level must be one of ${THINKING_LEVELS.join(", ")}`);
+      }
+      const applied = session.setThinkingLevel(level as ThinkingLevel);
+      host.notice(
+        applied === level ? `thinking: ${applied}` : `thinking: ${applied} (the model does not support ${level})`,
+      );
+      host.refreshInfo();
+      return;
+    }
+    case "compact": {
+      host.notice("compacting…");
+      await session.compact(arg.trim() || undefined);
+      host.refreshInfo();
+      return;
+    }
+    case "new":
+      session.newSession();
+      host.notice("new session started");
+      host.refreshInfo();
+      return;
+    case "resume": {
+      const sessions = SessionManager.list(process.cwd()).filter((s) => s.id !== session.sessionId);
+      if (sessions.length === 0) {
+        host.notice("no other session in this folder");
+        return;
+      }
+      const picked = await host.pick(
+        "Resume session",
+        sessions.slice(0, 200).map((s) => ({
+          value: s.path,
+          label: s.name ?? (s.firstMessage.slice(0, 60) || s.id.slice(0, 8)),
+          description: s.modified.toISOString().slice(0, 16).replace("T", " "),
+        })),
+      );
+      if (picked) await host.openSession(picked);
+      return;
+    }
+    case "fork": {
+      const users = session.sessionManager
+        .getBranch()
+        .filter((e) => e.type === "message" && (e.message as { role?: string }).role === "user");
+      if (users.length === 0) {
+        host.notice("nothing to fork from yet");
+        return;
+      }
+      const picked = await host.pick(
+        "Fork from message (its text goes back into the editor)",
+        users
+          .slice()
+          .reverse()
+          .map((e) => ({
+            value: e.id,
+            label: e.type === "message" ? firstLine(userText((e.message as { content?: unknown }).content)) : e.id,
+          })),
+      );
+      if (!picked) return;
+      const entry = session.sessionManager.getEntry(picked)!;
+      const text = entry.type === "message" ? userText((entry.message as { content?: unknown }).content) : "";
+      if (entry.parentId) session.fork(entry.parentId);
+      else session.newSession();
+      host.notice(`forked into ${session.sessionFile ?? "a new session"}`);
+      host.showBranch();
+      host.setEditorText(text);
+      host.refreshInfo();
+      return;
+    }
+    case "tree": {
+      const items: SelectItem[] = [];
+      const walk = (nodes: ReturnType<SessionManager["getTree"]>, depth: number) => {
+        for (const n of nodes) {
+          const e = n.entry;
+          if (e.type === "message") {
+            const m = e.message as { role?: string; content?: unknown };
+            if (m.role === "user" || m.role === "assistant") {
+              const text = m.role === "user" ? userText(m.content) : assistantText(m.content);
+              items.push({
+                value: e.id,
+                label: `${"  ".repeat(Math.min(depth, 12))}${m.role === "user" ? "›" : "‹"} ${firstLine(text)}`,
+              });
+            }
+          }
+          walk(n.children, n.children.length > 1 ? depth + 1 : depth);
+        }
+      };
+      walk(session.sessionManager.getTree(), 0);
+      if (items.length === 0) {
+        host.notice("the session is empty");
+        return;
+      }
+      const picked = await host.pick("Session tree (choose a point to continue from)", items);
+      if (!picked) return;
+      const r = await session.navigateTree(picked);
+      host.showBranch();
+      if (r.editorText) host.setEditorText(r.editorText);
+      return;
+    }
+    default:
+      throw new Error(`unknown command /${name} (try /help)`);
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim()) ?? "";
+  return line.length > 70 ? `${line.slice(0, 67)}...` : line;
+}
+
+function assistantText(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  const text = content.map((p: { type?: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : "")).join("");
+  if (text) return text;
+  const tool = content.find((p: { type?: string }) => p.type === "toolCall") as { name?: string } | undefined;
+  return tool ? `[${tool.name}]` : "";
+}
