@@ -1,0 +1,159 @@
+/**
+ * Wraps a run's model call with auth-profile rotation, model failover and thinking-level fallback.
+ * A failed try is invisible to the run only when it produced no output yet: its events are held back until
+ * the first content event, so a provisional error never reaches the client, the transcript or the run
+ * status. A failure after output was streamed is final (retrying would send the reply twice).
+ */
+import {
+  type Api,
+  type AssistantMessage,
+  type AssistantMessageEvent,
+  classifyError,
+  createAssistantMessageEventStream,
+  type Model,
+  type ModelThinkingLevel,
+  type SimpleStreamOptions,
+} from "@tiller/ai";
+import type { ModelCall } from "../run/run-types.js";
+import type { AuthProfileStore } from "./auth-profile-store.js";
+import { isFailoverError } from "./failover-error.js";
+import { runWithFailover } from "./model-failover.js";
+import { isThinkingLevelRejection, pickFallbackThinkingLevel } from "./thinking-fallback.js";
+import type { FailoverAttempt, FailoverCandidate } from "./types.js";
+
+export interface FailoverCallOptions {
+  /** Fallback models after the run's own, as "provider/id" references already resolved to models. */
+  fallbacks: Model<Api>[];
+  store?: AuthProfileStore;
+  sessionKey?: string;
+  preferredProfileId?: string;
+  /** Told about each provisional failure (logs, diagnostics). */
+  onAttemptFailed?: (attempt: FailoverAttempt) => void;
+  /** Told which model and profile finally answered. */
+  onAnswered?: (answer: { provider: string; model: string; profileId?: string }) => void;
+}
+
+type AttemptEnd =
+  | { kind: "done"; message: AssistantMessage }
+  | { kind: "failed"; message: AssistantMessage; forwarded: boolean };
+
+/** Returns a ModelCall that tries `model` (each of its profiles), then each fallback, in order. */
+export function withFailover(call: ModelCall, options: FailoverCallOptions): ModelCall {
+  return (model, context, callOptions) => {
+    const out = createAssistantMessageEventStream();
+    const candidates: FailoverCandidate[] = [model, ...options.fallbacks].map((m) => ({
+      provider: m.provider,
+      model: m.id,
+    }));
+    const byRef = new Map<string, Model<Api>>();
+    for (const m of [model, ...options.fallbacks]) byRef.set(`${m.provider}/${m.id}`, m);
+    let lastFailed: AssistantMessage | undefined;
+
+    const tryOnce = async (m: Model<Api>, opts: SimpleStreamOptions | undefined): Promise<AttemptEnd> => {
+      const held: AssistantMessageEvent[] = [];
+      let forwarded = false;
+      for await (const event of call(m, context, opts)) {
+        if (event.type === "error") return { kind: "failed", message: event.error, forwarded };
+        if (event.type === "done") {
+          for (const e of held) out.push(e);
+          out.push(event);
+          return { kind: "done", message: event.message };
+        }
+        if (!forwarded && event.type === "start") {
+          held.push(event);
+          continue;
+        }
+        if (!forwarded) {
+          for (const e of held) out.push(e);
+          held.length = 0;
+          forwarded = true;
+        }
+        out.push(event);
+      }
+      const message = await Promise.resolve(lastFailed ?? ({} as AssistantMessage));
+      return {
+        kind: "failed",
+        message: { ...message, stopReason: "error", errorMessage: "stream ended early" },
+        forwarded,
+      };
+    };
+
+    void (async () => {
+      try {
+        const answer = await runWithFailover<AttemptEnd>({
+          candidates,
+          store: options.store,
+          sessionKey: options.sessionKey,
+          preferredProfileId: options.preferredProfileId,
+          signal: callOptions?.signal,
+          classify: (err) => classifyError(err instanceof Error ? err : String(err)),
+          failureOf: (end) => {
+            if (end.kind === "done") return undefined;
+            lastFailed = end.message;
+            // Output already reached the client: this failure is final, not a provisional one.
+            if (end.forwarded || end.message.stopReason === "aborted") return undefined;
+            return classifyError(end.message);
+          },
+          onAttemptFailed: options.onAttemptFailed,
+          attempt: async ({ provider, model: id, profile }) => {
+            const m = byRef.get(`${provider}/${id}`) as Model<Api>;
+            let opts: SimpleStreamOptions | undefined = profile ? { ...callOptions, apiKey: profile.key } : callOptions;
+            let end = await tryOnce(m, opts);
+            const tried = new Set<ModelThinkingLevel>();
+            while (
+              end.kind === "failed" &&
+              !end.forwarded &&
+              opts?.reasoning &&
+              isThinkingLevelRejection(end.message.errorMessage ?? "")
+            ) {
+              const next = pickFallbackThinkingLevel(end.message.errorMessage ?? "", opts.reasoning, tried);
+              if (!next) break;
+              tried.add(opts.reasoning);
+              opts = { ...opts, reasoning: next };
+              end = await tryOnce(m, opts);
+            }
+            return end;
+          },
+        });
+        options.onAnswered?.({ provider: answer.provider, model: answer.model, profileId: answer.profileId });
+        if (answer.result.kind === "failed") {
+          out.push({
+            type: "error",
+            reason: answer.result.message.stopReason === "aborted" ? "aborted" : "error",
+            error: answer.result.message,
+          });
+        }
+      } catch (err) {
+        const base = lastFailed ?? emptyFailure(model);
+        const message = isFailoverError(err) ? err.message : err instanceof Error ? err.message : String(err);
+        const aborted = callOptions?.signal?.aborted === true;
+        out.push({
+          type: "error",
+          reason: aborted ? "aborted" : "error",
+          error: { ...base, stopReason: aborted ? "aborted" : "error", errorMessage: message },
+        });
+      }
+    })();
+    return out;
+  };
+}
+
+function emptyFailure(model: Model<Api>): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason: "error",
+    timestamp: Date.now(),
+  };
+}
