@@ -48,7 +48,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(p.data.delta);
   };
   const client = await GatewayClient.connect(gatewayUrl(args, config.gateway.port), {
-    token: str(args, "token") ?? process.env.TILLER_GATEWAY_TOKEN ?? config.gateway.auth.token,
+    token: str(args, "token") || process.env.TILLER_GATEWAY_TOKEN || config.gateway.auth.token,
     scopes: ["operator.write"],
     caps: [CAP_DELTA_ONLY],
     onEvent,

@@ -28,7 +28,7 @@ export async function startGateway(argv: readonly string[]): Promise<GatewayServ
     config,
     port: int(args, "port"),
     bind: str(args, "bind"),
-    token: str(args, "token") ?? process.env.TILLER_GATEWAY_TOKEN ?? undefined,
+    token: str(args, "token") || process.env.TILLER_GATEWAY_TOKEN || undefined,
     password: str(args, "password"),
     log: (line) => process.stderr.write(`${line}\n`),
   });
@@ -57,7 +57,7 @@ async function call(argv: readonly string[]): Promise<number> {
   }
   const config = loadConfig(resolveTillerHome());
   const client = await GatewayClient.connect(gatewayUrl(args, config.gateway.port), {
-    token: str(args, "token") ?? process.env.TILLER_GATEWAY_TOKEN ?? config.gateway.auth.token,
+    token: str(args, "token") || process.env.TILLER_GATEWAY_TOKEN || config.gateway.auth.token,
     scopes: ["operator.admin"],
   });
   try {

@@ -63,7 +63,8 @@ export class GatewayServer {
   private constructor(private readonly opts: GatewayServerOptions) {
     const cfg = opts.config.gateway;
     this.bind = opts.bind ?? cfg.bind;
-    this.auth = { token: opts.token ?? cfg.auth.token, password: opts.password ?? cfg.auth.password };
+    // An empty override (e.g. TILLER_GATEWAY_TOKEN="") must not switch auth off: fall back to the config.
+    this.auth = { token: opts.token || cfg.auth.token, password: opts.password || cfg.auth.password };
     if (!isLoopback(this.bind) && !this.auth.token && !this.auth.password) {
       throw new Error(
         `refusing to bind ${this.bind} without a token: set gateway.auth.token in tiller.json or pass --token (loopback addresses may run without one)`,

@@ -1,0 +1,214 @@
+/**
+ * Test harness: a real gateway process (spawned from TypeScript source with tsx) on 127.0.0.1, a temp
+ * TILLER_HOME, and a loopback mock OpenAI-compatible provider configured through that home's models.json.
+ * The mock reads directives from the last user message:
+ *   [slow:N:MS]  N text deltas, MS apart        [hang]  two deltas, then no more until the client leaves
+ *   [fail]       HTTP 500                       otherwise: "echo: <message>" in three deltas
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type MockReply, type MockServer, startOpenAIMock } from "../../ai/test/helpers/mock-server.js";
+import { openaiChatEvents } from "../../ai/test/helpers/vendor-events.js";
+import { type ClientOptions, GatewayClient } from "../src/cli/gateway-client.js";
+import type { EventFrame } from "../src/protocol/frames.js";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+export const GATEWAY_CLI = join(ROOT, "packages/gateway/src/cli/gateway-command.ts");
+export const AGENT_CLI = join(ROOT, "packages/gateway/src/cli/agent-command.ts");
+
+function lastUserText(body: unknown): string {
+  const messages = (body as { messages?: { role: string; content: unknown }[] })?.messages ?? [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role !== "user") continue;
+    if (typeof m.content === "string") return m.content;
+    if (Array.isArray(m.content)) return m.content.map((c: { text?: string }) => c.text ?? "").join("");
+  }
+  return "";
+}
+
+/** The reply the mock gives to `text` (exported so tests can predict it). */
+export function mockReply(text: string): MockReply {
+  const usage = { input: 10, output: 5 };
+  if (text.includes("[fail]"))
+    return { status: 500, json: { error: { message: "mock provider exploded", type: "server_error" } } };
+  const slow = /\[slow:(\d+):(\d+)\]/.exec(text);
+  if (slow) {
+    const n = Number(slow[1]);
+    return {
+      events: openaiChatEvents({ text: Array.from({ length: n }, (_, i) => `d${i} `), usage }),
+      delayMs: Number(slow[2]),
+    };
+  }
+  if (text.includes("[hang]"))
+    return { events: openaiChatEvents({ text: ["hang", "ing", "never"], usage }), hangAfter: 3 };
+  const reply = `echo: ${text}`;
+  const third = Math.ceil(reply.length / 3);
+  return {
+    events: openaiChatEvents({
+      text: [reply.slice(0, third), reply.slice(third, 2 * third), reply.slice(2 * third)],
+      usage,
+    }),
+  };
+}
+
+export async function startMockProvider(): Promise<MockServer> {
+  return startOpenAIMock((req) => mockReply(lastUserText(req.body)));
+}
+
+export interface GatewayProc {
+  url: string;
+  port: number;
+  home: string;
+  proc: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL (a crash) and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export interface HomeOptions {
+  config?: Record<string, unknown>;
+  mockBaseUrl?: string;
+}
+
+/** A fresh TILLER_HOME with tiller.json and (with a mock) models.json pointing at it. */
+export function makeHome(opts: HomeOptions = {}): string {
+  const home = mkdtempSync(join(tmpdir(), "tiller-gw-test-"));
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, "tiller.json"), JSON.stringify(opts.config ?? {}, null, 2));
+  if (opts.mockBaseUrl) {
+    writeFileSync(
+      join(home, "models.json"),
+      JSON.stringify({
+        providers: {
+          mock: {
+            baseUrl: opts.mockBaseUrl,
+            api: "openai-completions",
+            apiKey: "test-key",
+            models: [{ id: "mock-1" }],
+          },
+        },
+      }),
+    );
+  }
+  return home;
+}
+
+/** Spawns `tiller-gateway --port 0 …` on `home` and resolves once it prints its address. */
+export function spawnGateway(home: string, args: string[] = []): Promise<GatewayProc> {
+  const proc = spawn(
+    process.execPath,
+    ["--conditions=tiller-source", "--import", "tsx", GATEWAY_CLI, "--port", "0", ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, TILLER_HOME: home, TILLER_GATEWAY_TOKEN: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  const wait = (): Promise<void> => exited;
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      reject(new Error(`gateway did not start: ${stderr.join("")}`));
+    }, 25_000);
+    proc.stderr?.on("data", (d: Buffer) => stderr.push(String(d)));
+    proc.stdout?.on("data", (d: Buffer) => {
+      const s = String(d);
+      stdout.push(s);
+      buf += s;
+      const m = /listening (ws:\/\/[^\s]+:(\d+))/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1] as string,
+          port: Number(m[2]),
+          home,
+          proc,
+          stdout,
+          stderr,
+          stop: async () => {
+            if (proc.exitCode === null) proc.kill("SIGTERM");
+            await wait();
+          },
+          kill: async () => {
+            if (proc.exitCode === null) proc.kill("SIGKILL");
+            await wait();
+          },
+        });
+      }
+    });
+    proc.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}: ${stderr.join("")}`));
+    });
+  });
+}
+
+export function removeHome(home: string): void {
+  rmSync(home, { recursive: true, force: true });
+}
+
+/** A connected client that records every event frame. */
+export async function connectClient(
+  url: string,
+  opts: ClientOptions = {},
+): Promise<{ client: GatewayClient; events: EventFrame[] }> {
+  const events: EventFrame[] = [];
+  const client = await GatewayClient.connect(url, { ...opts, onEvent: (f) => events.push(f) });
+  return { client, events };
+}
+
+/** Agent events of one run, in arrival order. */
+export function agentEvents(
+  events: EventFrame[],
+  runId: string,
+): { seq: number; stream: string; data: Record<string, unknown> }[] {
+  return events
+    .filter((e) => e.event === "agent" && (e.payload as { runId: string }).runId === runId)
+    .map((e) => e.payload as { seq: number; stream: string; data: Record<string, unknown> });
+}
+
+export function until(cond: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
+  const start = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = (): void => {
+      if (cond()) resolve();
+      else if (Date.now() - start > timeoutMs) reject(new Error(`timed out waiting for ${what}`));
+      else setTimeout(tick, 10);
+    };
+    tick();
+  });
+}
+
+/** Runs the tiller-agent CLI; resolves with exit code and output. */
+export function runAgentCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, ["--conditions=tiller-source", "--import", "tsx", AGENT_CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout?.on("data", (d: Buffer) => {
+      stdout += String(d);
+    });
+    proc.stderr?.on("data", (d: Buffer) => {
+      stderr += String(d);
+    });
+    proc.once("exit", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
