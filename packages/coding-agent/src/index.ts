@@ -9,3 +9,4 @@ export * from "./compaction/index.js";
 export * from "./models/index.js";
 export * from "./retry.js";
 export * from "./settings/index.js";
+export * from "./tools/index.js";

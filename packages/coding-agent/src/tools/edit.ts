@@ -9,7 +9,7 @@ import type { AgentTool } from "@tiller/agent";
 import { type Static, Type } from "@tiller/ai";
 import { unifiedDiff } from "./diff.js";
 import { locate, type MatchRegion } from "./edit-match.js";
-import { withFileLock } from "./file-mutex.js";
+import { withFileMutation } from "./file-mutex.js";
 import { resolveToolPath } from "./path-guard.js";
 
 const editSchema = Type.Object({
@@ -138,7 +138,7 @@ export function createEditTool(
       if (signal?.aborted) throw new Error("Edit aborted");
       const params = prepareEditArguments(rawParams);
       const abs = resolveToolPath(params.path, cwd, options);
-      return withFileLock(abs, async () => {
+      return withFileMutation(abs, async () => {
         try {
           await ops.access(abs);
         } catch (err) {

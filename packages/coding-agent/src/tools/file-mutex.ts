@@ -7,7 +7,7 @@ import path from "node:path";
 const tails = new Map<string, Promise<unknown>>();
 
 /** Run `fn` after every earlier call for the same absolute path has settled. */
-export async function withFileLock<T>(filePath: string, fn: () => Promise<T>): Promise<T> {
+export async function withFileMutation<T>(filePath: string, fn: () => Promise<T>): Promise<T> {
   const key = path.resolve(filePath);
   const previous = tails.get(key) ?? Promise.resolve();
   const run = previous.then(fn, fn);
@@ -25,6 +25,6 @@ export async function withFileLock<T>(filePath: string, fn: () => Promise<T>): P
 }
 
 /** Number of paths with queued or running writes (for tests and diagnostics). */
-export function pendingFileLocks(): number {
+export function pendingFileMutations(): number {
   return tails.size;
 }

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AgentTool } from "@tiller/agent";
 import { type Static, Type } from "@tiller/ai";
-import { withFileLock } from "./file-mutex.js";
+import { withFileMutation } from "./file-mutex.js";
 import { resolveToolPath } from "./path-guard.js";
 
 const writeSchema = Type.Object({
@@ -54,7 +54,7 @@ export function createWriteTool(
       if (signal?.aborted) throw new Error("Write aborted");
       if (typeof params.content !== "string") throw new Error("content must be a string");
       const abs = resolveToolPath(params.path, cwd, options);
-      return withFileLock(abs, async () => {
+      return withFileMutation(abs, async () => {
         if (signal?.aborted) throw new Error("Write aborted");
         try {
           await ops.mkdir(path.dirname(abs));
