@@ -10,7 +10,8 @@ export type KnownApi =
   | "openai-responses"
   | "anthropic-messages"
   | "google-generative-ai"
-  | "faux";
+  | "faux"
+  | "offline";
 export type Api = KnownApi | (string & {});
 
 export type KnownProvider =
