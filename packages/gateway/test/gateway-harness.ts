@@ -3,7 +3,7 @@
  * TILLER_HOME, and a loopback mock OpenAI-compatible provider configured through that home's models.json.
  * The mock reads directives from the last user message:
  *   [slow:N:MS]  N text deltas, MS apart        [hang]  two deltas, then no more until the client leaves
- *   [fail]       HTTP 500                       otherwise: "echo: <message>" in three deltas
+ *   [fail]       HTTP 400                       otherwise: "echo: <message>" in three deltas
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -33,8 +33,9 @@ function lastUserText(body: unknown): string {
 /** The reply the mock gives to `text` (exported so tests can predict it). */
 export function mockReply(text: string): MockReply {
   const usage = { input: 10, output: 5 };
-  if (text.includes("[fail]"))
-    return { status: 500, json: { error: { message: "mock provider exploded", type: "server_error" } } };
+  if (text.includes("[fail]")) {
+    return { status: 400, json: { error: { message: "mock provider refused", type: "invalid_request_error" } } };
+  }
   const slow = /\[slow:(\d+):(\d+)\]/.exec(text);
   if (slow) {
     const n = Number(slow[1]);
