@@ -1,0 +1,261 @@
+/**
+ * Session store: Tiller's SessionManager vs @mariozechner/pi-coding-agent 0.73.1's, in the same run, every case in
+ * a fresh child process (so peak RSS is per case):
+ *  - open + build context of a 10 MB and a 100 MB session (~2.3 KB entries: user, tool call, tool result,
+ *    answer), against the floor "readFileSync + split + JSON.parse every line";
+ *  - Tiller reopening the unchanged 100 MB file in the same process (parse cache);
+ *  - listing 1,000 sessions (~40 KB each).
+ * Data files are generated in a temp dir at run time and removed at the end. Each figure is the median of
+ * SESSIONS_BENCH_REPS (default 3) fresh processes. `npm run bench -- sessions`.
+ */
+import { spawnSync } from "node:child_process";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+type CaseName = "floor" | "tiller" | "tiller-reopen" | "pi" | "list-tiller" | "list-pi";
+
+interface CaseResult {
+  name: CaseName;
+  ms: number;
+  entries: number;
+  contextMessages: number;
+  rssBeforeMb: number;
+  peakRssMb: number;
+}
+
+const MB = 1024 * 1024;
+
+// ---- data generation ----
+
+function entryLines(targetBytes: number, cwd: string, idPrefix: string): Generator<string> {
+  return (function* () {
+    const ts = new Date(Date.UTC(2026, 0, 1)).toISOString();
+    yield JSON.stringify({
+      type: "session",
+      version: 3,
+      id: `${idPrefix}-0000-7000-8000-000000000000`,
+      timestamp: ts,
+      cwd,
+    });
+    let bytes = 0;
+    let n = 0;
+    let parent: string | null = null;
+    const usage = {
+      input: 1000,
+      output: 100,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 1100,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    };
+    const body = "lorem ipsum dolor sit amet, consectetur adipiscing elit; ".repeat(60); // ~3.4 KB
+    while (bytes < targetBytes) {
+      const turn = n;
+      const messages = [
+        {
+          role: "user",
+          content: [{ type: "text", text: `question ${turn}: please look at file ${turn}` }],
+          timestamp: turn,
+        },
+        {
+          role: "assistant",
+          content: [{ type: "toolCall", id: `call_${turn}`, name: "read", arguments: { path: `src/file${turn}.ts` } }],
+          api: "anthropic-messages",
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          usage,
+          stopReason: "toolUse",
+          timestamp: turn,
+        },
+        {
+          role: "toolResult",
+          toolCallId: `call_${turn}`,
+          toolName: "read",
+          content: [{ type: "text", text: body }],
+          isError: false,
+          timestamp: turn,
+        },
+        {
+          role: "assistant",
+          content: [{ type: "text", text: `The file ${turn} defines a few functions. ${body.slice(0, 1500)}` }],
+          api: "anthropic-messages",
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          usage,
+          stopReason: "stop",
+          timestamp: turn,
+        },
+      ];
+      for (const message of messages) {
+        const id = (n++).toString(16).padStart(8, "0");
+        const line = JSON.stringify({ type: "message", id, parentId: parent, timestamp: ts, message });
+        parent = id;
+        bytes += line.length + 1;
+        yield line;
+      }
+    }
+  })();
+}
+
+function writeSession(path: string, targetBytes: number, cwd: string, idPrefix: string): void {
+  const fd = openSync(path, "w");
+  let buf: string[] = [];
+  let size = 0;
+  for (const line of entryLines(targetBytes, cwd, idPrefix)) {
+    buf.push(line);
+    size += line.length;
+    if (size > 4 * MB) {
+      writeSync(fd, `${buf.join("\n")}\n`);
+      buf = [];
+      size = 0;
+    }
+  }
+  if (buf.length > 0) writeSync(fd, `${buf.join("\n")}\n`);
+  closeSync(fd);
+}
+
+// ---- child: one case ----
+
+async function runCase(name: CaseName, target: string): Promise<CaseResult> {
+  const rssBefore = process.memoryUsage().rss;
+  let entries = 0;
+  let contextMessages = 0;
+  let ms = 0;
+  if (name === "floor") {
+    const t0 = performance.now();
+    const lines = readFileSync(target, "utf8").split("\n");
+    const parsed: unknown[] = [];
+    for (const l of lines) if (l) parsed.push(JSON.parse(l));
+    ms = performance.now() - t0;
+    entries = parsed.length - 1;
+  } else if (name === "tiller" || name === "tiller-reopen") {
+    const { SessionManager } = await import("@tiller/coding-agent");
+    if (name === "tiller-reopen") SessionManager.open(target, { readOnly: true }).buildSessionContext();
+    const t0 = performance.now();
+    const sm = SessionManager.open(target, { readOnly: true });
+    const ctx = sm.buildSessionContext();
+    ms = performance.now() - t0;
+    entries = sm.getEntries().length;
+    contextMessages = ctx.messages.length;
+  } else if (name === "pi") {
+    const { SessionManager } = await import("@mariozechner/pi-coding-agent");
+    const t0 = performance.now();
+    const sm = SessionManager.open(target);
+    const ctx = sm.buildSessionContext();
+    ms = performance.now() - t0;
+    entries = sm.getEntries().length;
+    contextMessages = ctx.messages.length;
+  } else if (name === "list-tiller") {
+    const { SessionManager } = await import("@tiller/coding-agent");
+    const t0 = performance.now();
+    const list = SessionManager.list("/bench", { sessionDir: target });
+    ms = performance.now() - t0;
+    entries = list.length;
+  } else {
+    const { SessionManager } = await import("@mariozechner/pi-coding-agent");
+    const t0 = performance.now();
+    const list = await SessionManager.list("/bench", target);
+    ms = performance.now() - t0;
+    entries = list.length;
+  }
+  return {
+    name,
+    ms,
+    entries,
+    contextMessages,
+    rssBeforeMb: rssBefore / MB,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  };
+}
+
+// ---- parent ----
+
+const REPS = Number(process.env.SESSIONS_BENCH_REPS ?? 3);
+const self = fileURLToPath(import.meta.url);
+
+function spawnCase(name: CaseName, target: string): CaseResult {
+  const res = spawnSync(
+    process.execPath,
+    ["--conditions=tiller-source", "--max-old-space-size=4096", "--import", "tsx", self, "--child", name, target],
+    { encoding: "utf8", maxBuffer: 16 * MB },
+  );
+  const line = res.stdout.split("\n").find((l) => l.startsWith("{"));
+  if (res.status !== 0 || !line) throw new Error(`case ${name} failed (${res.status}): ${res.stderr.slice(-2000)}`);
+  return JSON.parse(line) as CaseResult;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+function measure(name: CaseName, target: string): { ms: number; peak: number; before: number; sample: CaseResult } {
+  const runs: CaseResult[] = [];
+  for (let i = 0; i < REPS; i++) runs.push(spawnCase(name, target));
+  return {
+    ms: median(runs.map((r) => r.ms)),
+    peak: median(runs.map((r) => r.peakRssMb)),
+    before: median(runs.map((r) => r.rssBeforeMb)),
+    sample: runs[0] as CaseResult,
+  };
+}
+
+const f1 = (n: number) => n.toFixed(1);
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "tiller-sessions-bench-"));
+  try {
+    console.log(`sessions bench: median of ${REPS} fresh processes per case; data in ${dir}`);
+    console.log(
+      "| size | case | open + build context | MB/s | vs floor speed | peak RSS | RSS before | entries -> context |",
+    );
+    console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (const sizeMb of [10, 100]) {
+      const file = join(dir, `s${sizeMb}.jsonl`);
+      writeSession(file, sizeMb * MB, "/bench", `0190${sizeMb.toString().padStart(4, "0")}`);
+      const realMb = statSync(file).size / MB;
+      const floor = measure("floor", file);
+      const floorSpeed = realMb / (floor.ms / 1000);
+      for (const name of ["floor", "tiller", "tiller-reopen", "pi"] as const) {
+        const m = name === "floor" ? floor : measure(name, file);
+        const speed = realMb / (m.ms / 1000);
+        console.log(
+          `| ${f1(realMb)} MB | ${name} | ${f1(m.ms)} ms | ${f1(speed)} | ${(speed / floorSpeed).toFixed(2)}x | ${f1(m.peak)} MB | ${f1(m.before)} MB | ${m.sample.entries} -> ${m.sample.contextMessages} |`,
+        );
+      }
+      rmSync(file);
+    }
+
+    const listDir = join(dir, "list");
+    mkdirSync(listDir);
+    for (let i = 0; i < 1000; i++) {
+      const id = `0190${i.toString(16).padStart(4, "0")}`;
+      writeSession(
+        join(listDir, `2026-01-01T00-00-00-000Z_${id}-0000-7000-8000-000000000000.jsonl`),
+        40 * 1024,
+        "/bench",
+        id,
+      );
+    }
+    console.log("\n| listing 1,000 sessions (40 KB each) | time | peak RSS | sessions |");
+    console.log("| --- | --- | --- | --- |");
+    const results: Record<string, number> = {};
+    for (const name of ["list-tiller", "list-pi"] as const) {
+      const m = measure(name, listDir);
+      results[name] = m.ms;
+      console.log(`| ${name.replace("list-", "")} | ${f1(m.ms)} ms | ${f1(m.peak)} MB | ${m.sample.entries} |`);
+    }
+    console.log(`listing: pi/tiller time = ${((results["list-pi"] ?? 0) / (results["list-tiller"] ?? 1)).toFixed(1)}x`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === "--child") {
+  const result = await runCase(process.argv[3] as CaseName, process.argv[4] as string);
+  console.log(JSON.stringify(result));
+} else {
+  await main();
+}
