@@ -37,7 +37,8 @@ export function sessionView(core: GatewayCore, s: SessionEntry): Record<string, 
   };
 }
 
-function keyParam(ctx: MethodContext, method: string): { key: string; entry: SessionEntry } {
+/** The session named by `key` (or `sessionKey`). `create`: make it when absent (patching before a first message). */
+function keyParam(ctx: MethodContext, method: string, create = false): { key: string; entry: SessionEntry } {
   const p = validateParams<{ key?: string; sessionKey?: string }>(method, ctx.params, {
     key: { type: "string", nonEmpty: true },
     sessionKey: { type: "string", nonEmpty: true },
@@ -49,8 +50,8 @@ function keyParam(ctx: MethodContext, method: string): { key: string; entry: Ses
       key: "key",
     });
   }
-  const { key } = resolveSessionKey(ctx.core, { sessionKey: raw });
-  const entry = ctx.core.store.get(key);
+  const { key, agentId } = resolveSessionKey(ctx.core, { sessionKey: raw });
+  const entry = create ? ctx.core.store.ensure(key, agentId) : ctx.core.store.get(key);
   if (!entry) throw new GatewayError("INVALID_REQUEST", `unknown session "${key}"`, { code: "SESSION_NOT_FOUND", key });
   return { key, entry };
 }
@@ -118,7 +119,7 @@ async function compact(ctx: MethodContext): Promise<unknown> {
 }
 
 function patch(ctx: MethodContext): unknown {
-  const { key } = keyParam(ctx, "sessions.patch");
+  const { key } = keyParam(ctx, "sessions.patch", true);
   const p = validateParams<{
     label?: string | null;
     model?: string | null;
