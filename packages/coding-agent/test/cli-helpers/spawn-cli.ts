@@ -38,7 +38,7 @@ export function runCli(args: string[], options: SpawnCliOptions = {}): Promise<C
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`CLI timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 20_000);
+    }, options.timeoutMs ?? 60_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
