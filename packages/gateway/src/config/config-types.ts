@@ -27,6 +27,11 @@ export interface GatewaySettings {
 export interface AgentDefaults {
   /** "provider/model-id"; empty means the offline model. */
   model: string;
+  /**
+   * Models tried in order when the primary fails (auth, rate limit, overload, timeout…), from
+   * `agents.defaults.model: {primary, fallbacks}`; empty when `model` is a plain string.
+   */
+  modelFallbacks: string[];
   thinking: ThinkingSetting;
   verbose: boolean;
   timeoutSeconds: number;

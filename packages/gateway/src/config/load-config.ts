@@ -76,6 +76,26 @@ class Reader {
   }
 }
 
+/** agents.defaults.model: "provider/id", or {primary: "provider/id", fallbacks: ["provider/id", …]}. */
+function readModelSetting(r: Reader, defaults: Obj): { model: string; modelFallbacks: string[] } {
+  const v = defaults.model;
+  if (v === undefined || typeof v === "string") {
+    return { model: r.str(defaults, "model", "agents.defaults.model", ""), modelFallbacks: [] };
+  }
+  const path = "agents.defaults.model";
+  if (v === null || typeof v !== "object" || Array.isArray(v))
+    r.fail(path, '"provider/model" or {primary, fallbacks}', v);
+  const o = v as Obj;
+  r.strict(o, path, ["primary", "fallbacks"]);
+  const fb = o.fallbacks;
+  if (fb !== undefined && !Array.isArray(fb)) r.fail(`${path}.fallbacks`, 'an array of "provider/model" strings', fb);
+  const modelFallbacks = ((fb as unknown[] | undefined) ?? []).map((x, i) => {
+    if (typeof x !== "string" || !x.trim()) r.fail(`${path}.fallbacks[${i}]`, 'a "provider/model" string', x);
+    return x.trim();
+  });
+  return { model: r.str(o, "primary", `${path}.primary`, ""), modelFallbacks };
+}
+
 /** Validates a parsed config object (exported for tests and for `config.*` style callers). */
 export function validateConfig(input: unknown, home: string, file = "tiller.json"): TillerConfig {
   const r = new Reader(file);
@@ -127,7 +147,7 @@ export function validateConfig(input: unknown, home: string, file = "tiller.json
     },
     agents: {
       defaults: {
-        model: r.str(defaults, "model", "agents.defaults.model", ""),
+        ...readModelSetting(r, defaults),
         thinking: r.oneOf(defaults, "thinking", "agents.defaults.thinking", "off", THINKING_SETTINGS),
         verbose: r.bool(defaults, "verbose", "agents.defaults.verbose", false),
         timeoutSeconds: r.int(defaults, "timeoutSeconds", "agents.defaults.timeoutSeconds", DEFAULT_TIMEOUT_SECONDS, 1),

@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { billingDisableMs, cooldownMs, FAILURE_WINDOW_MS } from "./cooldown-policy.js";
+import { BILLING_MAX_MS, billingDisableMs, cooldownMs, FAILURE_WINDOW_MS } from "./cooldown-policy.js";
 import type { AuthProfile, AuthProfileFile, ProfileFailureReason, ProfileOrderOptions, ProfileUsage } from "./types.js";
 
 const emptyFile = (): AuthProfileFile => ({ version: 1, profiles: {}, usage: {}, sessionProfiles: {} });
@@ -12,12 +12,34 @@ const emptyFile = (): AuthProfileFile => ({ version: 1, profiles: {}, usage: {},
  */
 export class AuthProfileStore {
   private data: AuthProfileFile;
+  /** mtime of the file as last read or written; another value means someone edited it meanwhile. */
+  private mtimeMs = 0;
 
   constructor(
     readonly path: string,
     private readonly clock: () => number = Date.now,
   ) {
     this.data = AuthProfileStore.read(path);
+    this.mtimeMs = AuthProfileStore.mtime(path);
+  }
+
+  private static mtime(path: string): number {
+    return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  }
+
+  /**
+   * Picks up credentials added or removed by hand while the gateway runs. A file that became malformed is
+   * ignored (the last good state stays in use) rather than failing runs; the next valid edit is read.
+   */
+  reloadIfChanged(): void {
+    const m = AuthProfileStore.mtime(this.path);
+    if (m === this.mtimeMs) return;
+    this.mtimeMs = m;
+    try {
+      this.data = AuthProfileStore.read(this.path);
+    } catch {
+      // keep the last good state
+    }
   }
 
   private static read(path: string): AuthProfileFile {
@@ -48,6 +70,7 @@ export class AuthProfileStore {
     writeFileSync(tmp, `${JSON.stringify(this.data, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
     chmodSync(this.path, 0o600);
+    this.mtimeMs = AuthProfileStore.mtime(this.path);
   }
 
   /** Adds or replaces a credential. */
@@ -91,6 +114,7 @@ export class AuthProfileStore {
    * disabled come last, soonest-available first.
    */
   order(provider: string, options: ProfileOrderOptions = {}): AuthProfile[] {
+    this.reloadIfChanged();
     const now = options.now ?? this.clock();
     const profiles = this.list(provider);
     const sticky = options.sessionKey ? this.data.sessionProfiles[options.sessionKey] : undefined;
@@ -128,9 +152,10 @@ export class AuthProfileStore {
 
   /**
    * Takes a profile out of rotation: billing disables it for hours (5 h doubling, capped at 24 h); any other
-   * reason puts it in cooldown (30 s, 1 min, 5 min). Returns the time it becomes usable again.
+   * reason puts it in cooldown (30 s, 1 min, 5 min, or the provider's Retry-After when longer). Returns the
+   * time it becomes usable again.
    */
-  markFailure(id: string, reason: ProfileFailureReason): number {
+  markFailure(id: string, reason: ProfileFailureReason, retryAfterMs?: number): number {
     const now = this.clock();
     const prev = this.usage(id);
     const stale = prev.lastFailureAt !== undefined && now - prev.lastFailureAt > FAILURE_WINDOW_MS;
@@ -144,7 +169,8 @@ export class AuthProfileStore {
       u.disabledReason = reason;
     } else {
       u.errorCount += 1;
-      until = now + cooldownMs(u.errorCount);
+      // A provider that names its wait (Retry-After) is believed when it asks for longer than the ladder.
+      until = now + Math.max(cooldownMs(u.errorCount), Math.min(retryAfterMs ?? 0, BILLING_MAX_MS));
       u.cooldownUntil = until;
       u.cooldownReason = reason;
     }

@@ -24,6 +24,11 @@ import type { FailoverAttempt, FailoverCandidate } from "./types.js";
 export interface FailoverCallOptions {
   /** Fallback models after the run's own, as "provider/id" references already resolved to models. */
   fallbacks: Model<Api>[];
+  /**
+   * The key for a fallback model of another provider when it has no stored profile (the run's own options
+   * carry the primary model's key only). Undefined: the provider's environment key.
+   */
+  apiKeyFor?: (model: Model<Api>) => string | undefined;
   store?: AuthProfileStore;
   sessionKey?: string;
   preferredProfileId?: string;
@@ -97,7 +102,8 @@ export function withFailover(call: ModelCall, options: FailoverCallOptions): Mod
           onAttemptFailed: options.onAttemptFailed,
           attempt: async ({ provider, model: id, profile }) => {
             const m = byRef.get(`${provider}/${id}`) as Model<Api>;
-            let opts: SimpleStreamOptions | undefined = profile ? { ...callOptions, apiKey: profile.key } : callOptions;
+            const apiKey = profile ? profile.key : m === model ? callOptions?.apiKey : options.apiKeyFor?.(m);
+            let opts: SimpleStreamOptions = { ...callOptions, apiKey };
             let end = await tryOnce(m, opts);
             const tried = new Set<ModelThinkingLevel>();
             while (
@@ -109,7 +115,8 @@ export function withFailover(call: ModelCall, options: FailoverCallOptions): Mod
               const next = pickFallbackThinkingLevel(end.message.errorMessage ?? "", opts.reasoning, tried);
               if (!next) break;
               tried.add(opts.reasoning);
-              opts = { ...opts, reasoning: next };
+              // "off" means no reasoning option at all: some providers reject any explicit effort value.
+              opts = { ...opts, reasoning: next === "off" ? undefined : next };
               end = await tryOnce(m, opts);
             }
             return end;
@@ -125,7 +132,13 @@ export function withFailover(call: ModelCall, options: FailoverCallOptions): Mod
         }
       } catch (err) {
         const base = lastFailed ?? emptyFailure(model);
-        const message = isFailoverError(err) ? err.message : err instanceof Error ? err.message : String(err);
+        // One failed try and nothing else to try: its own error, unchanged, is the clearest report.
+        const single = isFailoverError(err) && err.attempts.length === 1 && lastFailed?.errorMessage;
+        const message = single
+          ? (lastFailed?.errorMessage as string)
+          : err instanceof Error
+            ? err.message
+            : String(err);
         const aborted = callOptions?.signal?.aborted === true;
         out.push({
           type: "error",

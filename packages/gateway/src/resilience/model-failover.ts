@@ -102,7 +102,7 @@ export async function runWithFailover<T>(options: FailoverRunOptions<T>): Promis
         });
       }
       if (PROFILE_ERRORS.has(failure.class) && profile) {
-        options.store?.markFailure(profile.id, failure.class as ProfileFailureReason);
+        options.store?.markFailure(profile.id, failure.class as ProfileFailureReason, failure.retryAfterMs);
         continue;
       }
       break;

@@ -7,6 +7,7 @@ import type { QueueSettings, TillerConfig } from "../config/config-types.js";
 import { ModelRegistry } from "../config/models-config.js";
 import { CommandLanes } from "../lanes/command-lanes.js";
 import { SessionQueues } from "../queue/session-queue.js";
+import { createFailoverExtension } from "../resilience/failover-extension.js";
 import { AgentRunner, type RunnerDeps } from "../run/agent-runner.js";
 import { EventBus } from "../run/event-bus.js";
 import { RunRegistry } from "../run/run-registry.js";
@@ -25,6 +26,8 @@ export interface GatewayCoreOptions {
   models?: ModelRegistry;
   /** Replaces the engine or the model call (tests, embedding). */
   runner?: Pick<RunnerDeps, "sessionFactory" | "modelCall" | "extensions">;
+  /** Diagnostics (provisional model failures); the server passes its log. */
+  log?: (line: string) => void;
 }
 
 export class GatewayCore {
@@ -53,12 +56,15 @@ export class GatewayCore {
     this.lanes.setConcurrency("subagent", d.subagentMaxConcurrent);
     this.lanes.setConcurrency("cron", d.cronMaxConcurrent);
     this.lanes.setConcurrency("nested", d.cronMaxConcurrent);
+    // Failover wraps the raw model call first, so every other extension sees only the final answer.
+    const failover = createFailoverExtension({ config: opts.config, models: this.models, log: opts.log });
     this.runner = new AgentRunner({
       config: opts.config,
       models: this.models,
       store: this.store,
       bus: this.bus,
       ...opts.runner,
+      extensions: [failover, ...(opts.runner?.extensions ?? [])],
     });
     this.queues = new SessionQueues({
       lanes: this.lanes,

@@ -70,7 +70,7 @@ export class GatewayServer {
         `refusing to bind ${this.bind} without a token: set gateway.auth.token in tiller.json or pass --token (loopback addresses may run without one)`,
       );
     }
-    this.core = new GatewayCore({ config: opts.config, models: opts.models, runner: opts.runner });
+    this.core = new GatewayCore({ config: opts.config, models: opts.models, runner: opts.runner, log: opts.log });
     this.methods = { ...builtinMethods(), ...opts.methods };
     this.http = createServer((req, res) => this.onHttp(req, res));
     // The socket-level cap is above the policy limit so an oversized frame can be answered, not just cut.
