@@ -20,8 +20,10 @@ import {
   convertAnthropicMessages,
   convertAnthropicTools,
 } from "./anthropic-shared.js";
+import { parseSseJson, readSse } from "./sse-decoder.js";
 import {
   applyOnPayload,
+  describeError,
   type MessageBuilder,
   mergeHeaders,
   ProviderStreamError,
@@ -130,6 +132,65 @@ interface RawEvent {
   usage?: UsageFields;
 }
 
+/** Applies one Messages stream event; returns the stop reason from message_delta. */
+function handleEvent(
+  b: MessageBuilder,
+  model: Model<Api>,
+  ev: RawEvent,
+  blocks: Map<number, number>,
+): string | undefined {
+  let stopReason: string | undefined;
+  switch (ev.type) {
+    case "message_start":
+      if (ev.message?.id) b.output.responseId = ev.message.id;
+      if (ev.message?.model && ev.message.model !== model.id) b.output.responseModel = ev.message.model;
+      applyUsage(b, ev.message?.usage);
+      break;
+    case "content_block_start": {
+      const cb = ev.content_block;
+      if (!cb || ev.index === undefined) break;
+      if (cb.type === "text") {
+        const i = b.openText();
+        blocks.set(ev.index, i);
+        if (cb.text) b.textDelta(i, cb.text);
+      } else if (cb.type === "thinking") {
+        const i = b.openThinking(cb.signature || undefined);
+        blocks.set(ev.index, i);
+        if (cb.thinking) b.thinkingDelta(i, cb.thinking);
+      } else if (cb.type === "redacted_thinking") {
+        const i = b.openThinking(cb.data, true);
+        blocks.set(ev.index, i);
+        b.thinkingDelta(i, "[Reasoning redacted]");
+      } else if (cb.type === "tool_use") {
+        blocks.set(ev.index, b.openToolCall(cb.id ?? `toolu_${ev.index}`, cb.name ?? ""));
+      }
+      break;
+    }
+    case "content_block_delta": {
+      const i = ev.index === undefined ? undefined : blocks.get(ev.index);
+      const d = ev.delta;
+      if (i === undefined || !d) break;
+      if (d.type === "text_delta" && d.text) b.textDelta(i, d.text);
+      else if (d.type === "thinking_delta" && d.thinking) b.thinkingDelta(i, d.thinking);
+      else if (d.type === "signature_delta" && d.signature) {
+        const block = b.block<ThinkingContent>(i);
+        block.thinkingSignature = (block.thinkingSignature ?? "") + d.signature;
+      } else if (d.type === "input_json_delta" && d.partial_json) b.toolCallDelta(i, d.partial_json);
+      break;
+    }
+    case "content_block_stop": {
+      const i = ev.index === undefined ? undefined : blocks.get(ev.index);
+      if (i !== undefined) b.close(i);
+      break;
+    }
+    case "message_delta":
+      if (ev.delta?.stop_reason) stopReason = ev.delta.stop_reason;
+      applyUsage(b, ev.usage);
+      break;
+  }
+  return stopReason;
+}
+
 async function run(
   b: MessageBuilder,
   model: Model<Api>,
@@ -138,62 +199,21 @@ async function run(
 ): Promise<void> {
   const client = createClient(model, options);
   const params = await applyOnPayload(buildParams(model, context, options), model, options);
-  const { data: stream, response } = await client.messages
+  const response = await client.messages
     .create(params as unknown as Anthropic.MessageCreateParamsStreaming, { signal: options?.signal })
-    .withResponse();
+    .asResponse();
   await reportResponse(model, options, response);
   b.start();
   const blocks = new Map<number, number>();
-  let stopReason: string | null | undefined;
-  for await (const raw of stream) {
-    const ev = raw as unknown as RawEvent;
-    switch (ev.type) {
-      case "message_start":
-        if (ev.message?.id) b.output.responseId = ev.message.id;
-        if (ev.message?.model && ev.message.model !== model.id) b.output.responseModel = ev.message.model;
-        applyUsage(b, ev.message?.usage);
-        break;
-      case "content_block_start": {
-        const cb = ev.content_block;
-        if (!cb || ev.index === undefined) break;
-        if (cb.type === "text") {
-          const i = b.openText();
-          blocks.set(ev.index, i);
-          if (cb.text) b.textDelta(i, cb.text);
-        } else if (cb.type === "thinking") {
-          const i = b.openThinking(cb.signature || undefined);
-          blocks.set(ev.index, i);
-          if (cb.thinking) b.thinkingDelta(i, cb.thinking);
-        } else if (cb.type === "redacted_thinking") {
-          const i = b.openThinking(cb.data, true);
-          blocks.set(ev.index, i);
-          b.thinkingDelta(i, "[Reasoning redacted]");
-        } else if (cb.type === "tool_use") {
-          blocks.set(ev.index, b.openToolCall(cb.id ?? `toolu_${ev.index}`, cb.name ?? ""));
-        }
-        break;
+  let stopReason: string | undefined;
+  for await (const batch of readSse(response.body)) {
+    for (const message of batch) {
+      const ev = parseSseJson(message.data) as RawEvent;
+      if (ev.type === "error" || message.event === "error") {
+        throw new ProviderStreamError(describeError({ error: ev }).message);
       }
-      case "content_block_delta": {
-        const i = ev.index === undefined ? undefined : blocks.get(ev.index);
-        const d = ev.delta;
-        if (i === undefined || !d) break;
-        if (d.type === "text_delta" && d.text) b.textDelta(i, d.text);
-        else if (d.type === "thinking_delta" && d.thinking) b.thinkingDelta(i, d.thinking);
-        else if (d.type === "signature_delta" && d.signature) {
-          const block = b.block<ThinkingContent>(i);
-          block.thinkingSignature = (block.thinkingSignature ?? "") + d.signature;
-        } else if (d.type === "input_json_delta" && d.partial_json) b.toolCallDelta(i, d.partial_json);
-        break;
-      }
-      case "content_block_stop": {
-        const i = ev.index === undefined ? undefined : blocks.get(ev.index);
-        if (i !== undefined) b.close(i);
-        break;
-      }
-      case "message_delta":
-        if (ev.delta?.stop_reason) stopReason = ev.delta.stop_reason;
-        applyUsage(b, ev.usage);
-        break;
+      const reason = handleEvent(b, model, ev, blocks);
+      if (reason) stopReason = reason;
     }
   }
   if (options?.signal?.aborted) throw new Error("aborted");

@@ -21,8 +21,10 @@ import {
   isLocalServer,
   resolveCompat,
 } from "./openai-completions-shared.js";
+import { parseSseJson, readSse } from "./sse-decoder.js";
 import {
   applyOnPayload,
+  describeError,
   type MessageBuilder,
   mergeHeaders,
   ProviderStreamError,
@@ -44,6 +46,14 @@ interface ChunkDelta {
   reasoning?: string | null;
   reasoning_text?: string | null;
   tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[];
+}
+
+interface StreamChunk {
+  id?: string;
+  model?: string;
+  usage?: ChunkUsage | null;
+  choices?: { delta?: ChunkDelta; finish_reason?: string | null }[];
+  error?: unknown;
 }
 
 interface ChunkUsage {
@@ -97,6 +107,44 @@ function applyUsage(b: MessageBuilder, usage: ChunkUsage): void {
   b.usageChanged();
 }
 
+/** Applies one chat.completion.chunk; returns its finish_reason, if any. */
+function handleChunk(
+  b: MessageBuilder,
+  model: Model<Api>,
+  chunk: StreamChunk,
+  toolIndex: Map<number, number>,
+): string | undefined {
+  if (chunk.id && !b.output.responseId) b.output.responseId = chunk.id;
+  if (chunk.model && chunk.model !== model.id) b.output.responseModel = chunk.model;
+  if (chunk.usage) applyUsage(b, chunk.usage);
+  const choice = chunk.choices?.[0];
+  if (!choice) return undefined;
+  const delta = (choice.delta ?? {}) as ChunkDelta;
+  // Servers disagree on the field name for reasoning text; accept all of them.
+  const reasoning = delta.reasoning_content ?? delta.reasoning ?? delta.reasoning_text;
+  if (typeof reasoning === "string" && reasoning) b.thinkingDelta(b.current("thinking"), reasoning);
+  if (typeof delta.content === "string" && delta.content) b.textDelta(b.current("text"), delta.content);
+  if (delta.tool_calls) {
+    for (const tc of delta.tool_calls) {
+      const key = tc.index ?? 0;
+      let index = toolIndex.get(key);
+      // Some servers reuse index 0 for every call; a new id then means a new call.
+      if (index !== undefined && tc.id && b.block<ToolCall>(index).id !== tc.id && b.toolArgsLength(index) > 0) {
+        index = undefined;
+      }
+      if (index === undefined) {
+        b.closeCurrent();
+        index = b.openToolCall(tc.id ?? `call_${key}_${toolIndex.size}`, tc.function?.name ?? "");
+        toolIndex.set(key, index);
+      } else if (tc.function?.name && !b.block<ToolCall>(index).name) {
+        b.block<ToolCall>(index).name = tc.function.name;
+      }
+      if (tc.function?.arguments) b.toolCallDelta(index, tc.function.arguments);
+    }
+  }
+  return choice.finish_reason ?? undefined;
+}
+
 async function run(
   b: MessageBuilder,
   model: Model<Api>,
@@ -105,43 +153,21 @@ async function run(
 ): Promise<void> {
   const client = createOpenAIClient(model, options);
   const params = await applyOnPayload(buildParams(model, context, options), model, options);
-  const { data: stream, response } = await client.chat.completions
+  const response = await client.chat.completions
     .create(params as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: options?.signal })
-    .withResponse();
+    .asResponse();
   await reportResponse(model, options, response);
   b.start();
   const toolIndex = new Map<number, number>();
   let finish: string | null | undefined;
-  for await (const chunk of stream) {
-    if (chunk.id && !b.output.responseId) b.output.responseId = chunk.id;
-    if (chunk.model && chunk.model !== model.id) b.output.responseModel = chunk.model;
-    if (chunk.usage) applyUsage(b, chunk.usage as ChunkUsage);
-    const choice = chunk.choices?.[0];
-    if (!choice) continue;
-    const delta = (choice.delta ?? {}) as ChunkDelta;
-    // Servers disagree on the field name for reasoning text; accept all of them.
-    const reasoning = delta.reasoning_content ?? delta.reasoning ?? delta.reasoning_text;
-    if (typeof reasoning === "string" && reasoning) b.thinkingDelta(b.current("thinking"), reasoning);
-    if (typeof delta.content === "string" && delta.content) b.textDelta(b.current("text"), delta.content);
-    if (delta.tool_calls) {
-      for (const tc of delta.tool_calls) {
-        const key = tc.index ?? 0;
-        let index = toolIndex.get(key);
-        // Some servers reuse index 0 for every call; a new id then means a new call.
-        if (index !== undefined && tc.id && b.block<ToolCall>(index).id !== tc.id && b.toolArgsLength(index) > 0) {
-          index = undefined;
-        }
-        if (index === undefined) {
-          b.closeCurrent();
-          index = b.openToolCall(tc.id ?? `call_${key}_${toolIndex.size}`, tc.function?.name ?? "");
-          toolIndex.set(key, index);
-        } else if (tc.function?.name && !b.block<ToolCall>(index).name) {
-          b.block<ToolCall>(index).name = tc.function.name;
-        }
-        if (tc.function?.arguments) b.toolCallDelta(index, tc.function.arguments);
-      }
+  for await (const batch of readSse(response.body)) {
+    for (const message of batch) {
+      if (message.data === "[DONE]") continue;
+      const chunk = parseSseJson(message.data) as StreamChunk;
+      if (chunk.error) throw new ProviderStreamError(describeError({ error: chunk.error }).message);
+      const f = handleChunk(b, model, chunk, toolIndex);
+      if (f) finish = f;
     }
-    if (choice.finish_reason) finish = choice.finish_reason;
   }
   if (options?.signal?.aborted) throw new Error("aborted");
   if (!finish) throw new ProviderStreamError("The stream ended before a finish_reason (connection cut?)");

@@ -16,6 +16,7 @@ import type {
 } from "../types.js";
 import { createOpenAIClient } from "./openai-completions.js";
 import { applyResponsesReasoning, convertResponsesInput, convertResponsesTools } from "./openai-responses-shared.js";
+import { parseSseJson, readSse } from "./sse-decoder.js";
 import {
   applyOnPayload,
   type MessageBuilder,
@@ -104,70 +105,19 @@ async function run(
 ): Promise<void> {
   const client = createOpenAIClient(model, options);
   const params = await applyOnPayload(buildParams(model, context, options), model, options);
-  const { data: stream, response } = await client.responses
+  const response = await client.responses
     .create(params as unknown as OpenAI.Responses.ResponseCreateParamsStreaming, { signal: options?.signal })
-    .withResponse();
+    .asResponse();
   await reportResponse(model, options, response);
   b.start();
   /** output_index → content index */
   const blocks = new Map<number, number>();
   let final: ResponseBody | undefined;
-  for await (const raw of stream) {
-    const ev = raw as unknown as StreamEvent;
-    const index = ev.output_index === undefined ? undefined : blocks.get(ev.output_index);
-    switch (ev.type) {
-      case "response.created":
-        if (ev.response?.id) b.output.responseId = ev.response.id;
-        break;
-      case "response.output_item.added": {
-        const item = ev.item;
-        if (!item || ev.output_index === undefined) break;
-        if (item.type === "reasoning") blocks.set(ev.output_index, b.openThinking());
-        else if (item.type === "message") blocks.set(ev.output_index, b.openText());
-        else if (item.type === "function_call") {
-          const id = item.id ? `${item.call_id}|${item.id}` : (item.call_id ?? `call_${ev.output_index}`);
-          const i = b.openToolCall(id, item.name ?? "");
-          blocks.set(ev.output_index, i);
-          if (item.arguments) b.toolCallDelta(i, item.arguments);
-        }
-        break;
-      }
-      case "response.reasoning_summary_part.added":
-        if (index !== undefined && (ev.summary_index ?? 0) > 0) b.thinkingDelta(index, "\n\n");
-        break;
-      case "response.reasoning_summary_text.delta":
-      case "response.reasoning_text.delta":
-        if (index !== undefined && ev.delta) b.thinkingDelta(index, ev.delta);
-        break;
-      case "response.output_text.delta":
-      case "response.refusal.delta":
-        if (index !== undefined && ev.delta) b.textDelta(index, ev.delta);
-        break;
-      case "response.function_call_arguments.delta":
-        if (index !== undefined && ev.delta) b.toolCallDelta(index, ev.delta);
-        break;
-      case "response.output_item.done": {
-        const item = ev.item;
-        if (index === undefined || !item) break;
-        if (item.type === "reasoning") {
-          b.block<ThinkingContent>(index).thinkingSignature = JSON.stringify(item);
-        } else if (item.type === "function_call" && b.toolArgsLength(index) === 0) {
-          // Arguments that arrived only in the final item.
-          const args = parseArgs(item.arguments);
-          if (args !== undefined) b.setToolArguments(index, args);
-        }
-        b.close(index);
-        break;
-      }
-      case "response.completed":
-      case "response.incomplete":
-      case "response.failed":
-        final = ev.response;
-        applyUsage(b, final?.usage);
-        if (final?.model && final.model !== model.id) b.output.responseModel = final.model;
-        break;
-      case "error":
-        throw new ProviderStreamError(`${ev.code ? `${ev.code}: ` : ""}${ev.message ?? "error event in stream"}`);
+  for await (const batch of readSse(response.body)) {
+    for (const message of batch) {
+      if (message.data === "[DONE]") continue;
+      const ev = parseSseJson(message.data) as StreamEvent;
+      final = handleEvent(b, model, ev, blocks) ?? final;
     }
   }
   if (options?.signal?.aborted) throw new Error("aborted");
@@ -182,6 +132,72 @@ async function run(
     throw new ProviderStreamError(`incomplete: ${reason ?? "unknown reason"}`);
   }
   return b.done(b.hasToolCalls() ? "toolUse" : "stop");
+}
+
+/** Applies one Responses stream event; returns the final response body on completed/incomplete/failed. */
+function handleEvent(
+  b: MessageBuilder,
+  model: Model<Api>,
+  ev: StreamEvent,
+  blocks: Map<number, number>,
+): ResponseBody | undefined {
+  let final: ResponseBody | undefined;
+  const index = ev.output_index === undefined ? undefined : blocks.get(ev.output_index);
+  switch (ev.type) {
+    case "response.created":
+      if (ev.response?.id) b.output.responseId = ev.response.id;
+      break;
+    case "response.output_item.added": {
+      const item = ev.item;
+      if (!item || ev.output_index === undefined) break;
+      if (item.type === "reasoning") blocks.set(ev.output_index, b.openThinking());
+      else if (item.type === "message") blocks.set(ev.output_index, b.openText());
+      else if (item.type === "function_call") {
+        const id = item.id ? `${item.call_id}|${item.id}` : (item.call_id ?? `call_${ev.output_index}`);
+        const i = b.openToolCall(id, item.name ?? "");
+        blocks.set(ev.output_index, i);
+        if (item.arguments) b.toolCallDelta(i, item.arguments);
+      }
+      break;
+    }
+    case "response.reasoning_summary_part.added":
+      if (index !== undefined && (ev.summary_index ?? 0) > 0) b.thinkingDelta(index, "\n\n");
+      break;
+    case "response.reasoning_summary_text.delta":
+    case "response.reasoning_text.delta":
+      if (index !== undefined && ev.delta) b.thinkingDelta(index, ev.delta);
+      break;
+    case "response.output_text.delta":
+    case "response.refusal.delta":
+      if (index !== undefined && ev.delta) b.textDelta(index, ev.delta);
+      break;
+    case "response.function_call_arguments.delta":
+      if (index !== undefined && ev.delta) b.toolCallDelta(index, ev.delta);
+      break;
+    case "response.output_item.done": {
+      const item = ev.item;
+      if (index === undefined || !item) break;
+      if (item.type === "reasoning") {
+        b.block<ThinkingContent>(index).thinkingSignature = JSON.stringify(item);
+      } else if (item.type === "function_call" && b.toolArgsLength(index) === 0) {
+        // Arguments that arrived only in the final item.
+        const args = parseArgs(item.arguments);
+        if (args !== undefined) b.setToolArguments(index, args);
+      }
+      b.close(index);
+      break;
+    }
+    case "response.completed":
+    case "response.incomplete":
+    case "response.failed":
+      final = ev.response;
+      applyUsage(b, final?.usage);
+      if (final?.model && final.model !== model.id) b.output.responseModel = final.model;
+      break;
+    case "error":
+      throw new ProviderStreamError(`${ev.code ? `${ev.code}: ` : ""}${ev.message ?? "error event in stream"}`);
+  }
+  return final;
 }
 
 function applyUsage(b: MessageBuilder, usage: ResponseBody["usage"]): void {

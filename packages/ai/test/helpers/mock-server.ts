@@ -23,6 +23,8 @@ export interface MockReply {
   text?: string;
   /** An SSE stream. */
   events?: SseEvent[];
+  /** A pre-encoded SSE body (see `encodeSse`), for benchmarks that replay one large stream many times. */
+  sse?: string;
   /** After this many events, write half of the next one and destroy the socket. */
   cutAfter?: number;
   /** After this many events, stop writing and keep the connection open until the client closes it. */
@@ -91,6 +93,14 @@ export async function startMockServer(script: MockScript, basePath = ""): Promis
 
   async function respond(reply: MockReply, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const status = reply.status ?? 200;
+    if (reply.sse !== undefined) {
+      res.writeHead(status, { "content-type": "text/event-stream", "cache-control": "no-cache", ...reply.headers });
+      for (let i = 0; i < reply.sse.length; i += 65536) {
+        if (!res.write(reply.sse.slice(i, i + 65536))) await new Promise((r) => res.once("drain", r));
+      }
+      res.end();
+      return;
+    }
     if (!reply.events) {
       const isJson = reply.json !== undefined;
       res.writeHead(status, { "content-type": isJson ? "application/json" : "text/plain", ...reply.headers });

@@ -130,6 +130,8 @@ export function runConformanceSuite(spec: ConformanceSpec): void {
             finish: "tool",
             usage: { input: 30, output: 40 },
           }),
+          // Paced, so the consumer sees each partial before the next chunk arrives (partials are live objects).
+          delayMs: 2,
         },
       ]);
       const stream = spec.stream(model, CONTEXT, opts);
