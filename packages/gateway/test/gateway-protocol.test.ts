@@ -6,6 +6,8 @@
  */
 import { createHash, generateKeyPairSync, sign } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { GatewayRequestError } from "../src/cli/gateway-client.js";
@@ -239,7 +241,8 @@ describe("handshake", () => {
   });
 
   it("replays the reference CLI's captured frames and gives the answers that CLI needs", async () => {
-    const lines = readFileSync("/work/shared/research/openclaw-wire/transcript.jsonl", "utf8").trim().split("\n");
+    const file = join(dirname(fileURLToPath(import.meta.url)), "protocol-wire-transcript.jsonl");
+    const lines = readFileSync(file, "utf8").trim().split("\n");
     const frames = lines.map((l) => JSON.parse(l) as { conn: number; dir: string; frame: Record<string, any> });
     // Connection 1 of the capture: connect (operator.read) then agents.list.
     const raw = await openRaw(gw.url);

@@ -61,10 +61,21 @@ export class CommandLanes {
         } catch (err) {
           p = Promise.reject(err);
         }
-        p.then(resolve, reject).finally(() => {
+        // The slot is released before the caller is resumed, so a caller that awaits sees its lane free.
+        const release = (): void => {
           l.active--;
           this.pump(lane, l);
-        });
+        };
+        p.then(
+          (value) => {
+            release();
+            resolve(value);
+          },
+          (err: unknown) => {
+            release();
+            reject(err);
+          },
+        );
       };
       l.queue.push({ start, fail: reject });
       this.pump(lane, l);
