@@ -72,6 +72,12 @@ interface Run {
   signal: AbortSignal | undefined;
   streamFn: StreamFn;
   newMessages: AgentMessage[];
+  /**
+   * With the default conversion and no transformContext, the LLM view of the transcript is kept incrementally
+   * (the transcript only grows), so a turn does not re-filter the whole history.
+   */
+  llmView: Message[];
+  llmViewCount: number;
 }
 
 async function send(run: Run, event: AgentEvent): Promise<void> {
@@ -96,7 +102,19 @@ async function drain(poll: (() => AgentMessage[] | Promise<AgentMessage[]>) | un
 async function buildLlmContext(run: Run, signal: AbortSignal | undefined): Promise<Context> {
   const { context, config } = run;
   let messages = context.messages;
-  if (config.transformContext) messages = await config.transformContext(messages.slice(), signal);
+  if (config.transformContext) {
+    messages = await config.transformContext(messages.slice(), signal);
+  } else if (config.convertToLlm === defaultConvertToLlm) {
+    for (let i = run.llmViewCount; i < messages.length; i++) {
+      const m = messages[i] as AgentMessage;
+      const role = (m as { role?: unknown }).role;
+      if (role === "user" || role === "assistant" || role === "toolResult") run.llmView.push(m as Message);
+    }
+    run.llmViewCount = messages.length;
+    // Handed over without a copy (a copy per turn would make every turn O(transcript)): the array only ever
+    // grows, after this call's stream has ended. A stream function that keeps it past the call must copy it.
+    return { systemPrompt: context.systemPrompt, messages: run.llmView, tools: context.tools };
+  }
   const converted = config.convertToLlm(messages);
   return {
     systemPrompt: context.systemPrompt,
@@ -117,7 +135,8 @@ async function streamAssistant(run: Run, signal: AbortSignal | undefined): Promi
   try {
     const llmContext = await buildLlmContext(run, signal);
     const key = config.getApiKey ? await config.getApiKey(config.model.provider) : undefined;
-    const options: SimpleStreamOptions = { ...config, apiKey: key || config.apiKey, signal };
+    const base = config.getStreamOptions ? config.getStreamOptions() : config;
+    const options: SimpleStreamOptions = { ...base, apiKey: key || base.apiKey, signal };
     const made = run.streamFn(config.model, llmContext, options);
     const stream = isThenable(made) ? await made : made;
     for await (const event of stream) {
@@ -296,6 +315,8 @@ function makeRun(
     signal,
     streamFn: streamFn ?? defaultStreamFn,
     newMessages: [],
+    llmView: [],
+    llmViewCount: 0,
   };
 }
 

@@ -180,6 +180,8 @@ export class Agent implements StateOwner {
   readonly #followUps: MessageQueue;
   #steerWatchers = new Set<() => void>();
   #active: ActiveRun | undefined;
+  /** The active run's signal (or a never-aborted one), handed to listeners. */
+  #signal: AbortSignal = IDLE_SIGNAL;
   /** The delivery in progress when a listener went async; later events wait behind it. */
   #delivering: Promise<void> | undefined;
 
@@ -474,7 +476,18 @@ export class Agent implements StateOwner {
       get getApiKey() {
         return agent.getApiKey;
       },
-      convertToLlm: (messages) => agent.convertToLlm(messages),
+      get convertToLlm() {
+        return agent.convertToLlm;
+      },
+      getStreamOptions: () => ({
+        reasoning: agent.#thinkingLevel === "off" ? undefined : agent.#thinkingLevel,
+        sessionId: agent.sessionId,
+        onPayload: agent.onPayload,
+        onResponse: agent.onResponse,
+        transport: agent.transport,
+        thinkingBudgets: agent.thinkingBudgets,
+        maxRetryDelayMs: agent.maxRetryDelayMs,
+      }),
       getSteeringMessages: () => agent.#steering.drain(),
       getFollowUpMessages: () => agent.#followUps.drain(),
       onSteeringQueued: (notify) => {
@@ -492,6 +505,7 @@ export class Agent implements StateOwner {
       settle = resolve;
     });
     this.#active = { controller, idle };
+    this.#signal = controller.signal;
     this.#isStreaming = true;
     this.#streamMessage = undefined;
     this.#error = undefined;
@@ -515,6 +529,7 @@ export class Agent implements StateOwner {
       this.#pendingToolCalls = EMPTY_SET;
       this.#snapshot = undefined;
       this.#active = undefined;
+      this.#signal = IDLE_SIGNAL;
       settle();
     }
   }
@@ -547,7 +562,7 @@ export class Agent implements StateOwner {
   #deliver(event: AgentEvent): Promise<void> | undefined {
     this.#reduce(event);
     const subscriptions = this.#subscriptions;
-    const signal = this.#active?.controller.signal ?? IDLE_SIGNAL;
+    const signal = this.#signal;
     for (let i = 0; i < subscriptions.length; i++) {
       const s = subscriptions[i] as Subscription;
       if (s.type !== "*" && s.type !== event.type) continue;

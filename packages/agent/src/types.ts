@@ -197,6 +197,11 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
     context: AfterToolCallContext,
     signal?: AbortSignal,
   ) => Promise<AfterToolCallResult | undefined> | AfterToolCallResult | undefined;
+  /**
+   * The stream options for the next LLM call. Default: the config itself (spread, as pi-agent-core does); the
+   * Agent supplies a small plain object instead. `apiKey` and `signal` are filled in by the loop.
+   */
+  getStreamOptions?: () => SimpleStreamOptions;
 }
 
 /**

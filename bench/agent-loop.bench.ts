@@ -1,0 +1,318 @@
+/**
+ * @tiller/agent vs @mariozechner/pi-agent-core 0.73.1 on the same scripted producer, one run each, every case in
+ * a fresh child process (so peak RSS is per case):
+ *  - stream: one assistant message of N text deltas, one subscriber; `paced` = 64 deltas per macrotask (like
+ *    network reads), `unpaced` = one delta per microtask (a producer that outruns the consumer).
+ *  - turns: 500 turns of one trivial tool call each; framework overhead per turn, first and last 100 turns.
+ *  - both again with a transcript already holding 5,000 messages.
+ * Each figure is the median of 3 fresh processes (AGENT_BENCH_REPS), except pi's unpaced 200k (one run).
+ * `npm run bench -- agent-loop`.
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+type Impl = "pi" | "tiller";
+type Scenario = "paced" | "unpaced" | "turns";
+
+interface CaseResult {
+  impl: Impl;
+  scenario: Scenario;
+  n: number;
+  prefill: number;
+  ms: number;
+  perSec: number;
+  perTurnUs?: number;
+  firstUs?: number;
+  lastUs?: number;
+  events: number;
+  rssBeforeMb: number;
+  peakRssMb: number;
+}
+
+// Minimal structural views of both packages, so one driver runs either.
+interface StreamLike {
+  push(event: unknown): void;
+}
+interface AgentLike {
+  subscribe(listener: (event: { type: string }) => void): () => void;
+  prompt(text: string): Promise<void>;
+  state: { messages: readonly unknown[] };
+}
+interface Lib {
+  createStream(): StreamLike;
+  makeAgent(options: {
+    model: unknown;
+    messages: unknown[];
+    tools: unknown[];
+    streamFn: (model: unknown, context: unknown, options: unknown) => unknown;
+  }): AgentLike;
+}
+
+async function load(impl: Impl): Promise<Lib> {
+  if (impl === "pi") {
+    const ai = await import("@mariozechner/pi-ai");
+    const core = await import("@mariozechner/pi-agent-core");
+    return {
+      createStream: () => ai.createAssistantMessageEventStream() as unknown as StreamLike,
+      makeAgent: (o) =>
+        new core.Agent({
+          initialState: { model: o.model as never, messages: o.messages as never, tools: o.tools as never },
+          streamFn: o.streamFn as never,
+        }) as unknown as AgentLike,
+    };
+  }
+  const ai = await import("@tiller/ai");
+  const core = await import("@tiller/agent");
+  return {
+    createStream: () => ai.createAssistantMessageEventStream() as unknown as StreamLike,
+    makeAgent: (o) =>
+      new core.Agent({
+        initialState: { model: o.model as never, messages: o.messages as never, tools: o.tools as never },
+        streamFn: o.streamFn as never,
+      }) as unknown as AgentLike,
+  };
+}
+
+const model = {
+  id: "bench-1",
+  name: "Bench",
+  api: "faux",
+  provider: "offline",
+  baseUrl: "",
+  reasoning: false,
+  input: ["text"],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  contextWindow: 1_000_000,
+  maxTokens: 1000,
+};
+
+function usage() {
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
+}
+
+function assistant(content: unknown[], stopReason: string) {
+  return {
+    role: "assistant",
+    content,
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: usage(),
+    stopReason,
+    timestamp: Date.now(),
+  };
+}
+
+function history(count: number): unknown[] {
+  const out: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    out.push(
+      i % 2 === 0
+        ? { role: "user", content: `question ${i}`, timestamp: i }
+        : assistant([{ type: "text", text: `answer ${i}` }], "stop"),
+    );
+  }
+  return out;
+}
+
+const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The shared producer: N text deltas into `stream`, paced or not; the partial is mutated in place like providers do. */
+function produceText(stream: StreamLike, n: number, paced: boolean): void {
+  const partial = assistant([], "stop") as { content: { type: string; text: string }[] };
+  void (async () => {
+    stream.push({ type: "start", partial });
+    const block = { type: "text", text: "" };
+    partial.content.push(block);
+    stream.push({ type: "text_start", contentIndex: 0, partial });
+    for (let i = 0; i < n; i++) {
+      if (paced) {
+        if (i % 64 === 0) await macrotask();
+      } else {
+        await null;
+      }
+      block.text += "tok ";
+      stream.push({ type: "text_delta", contentIndex: 0, delta: "tok ", partial });
+    }
+    stream.push({ type: "text_end", contentIndex: 0, content: block.text, partial });
+    stream.push({ type: "done", reason: "stop", message: partial });
+  })();
+}
+
+async function runCase(impl: Impl, scenario: Scenario, n: number, prefill: number): Promise<CaseResult> {
+  const lib = await load(impl);
+  const { Type } = await import("@tiller/ai");
+  const tool = {
+    name: "noop",
+    label: "Noop",
+    description: "Does nothing",
+    parameters: Type.Object({}),
+    execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }),
+  };
+  let turn = 0;
+  const streamFn = () => {
+    const stream = lib.createStream();
+    if (scenario === "turns") {
+      turn++;
+      if (turn <= n) {
+        const call = { type: "toolCall", id: `c${turn}`, name: "noop", arguments: {} };
+        const partial = assistant([call], "toolUse");
+        stream.push({ type: "start", partial });
+        stream.push({ type: "toolcall_start", contentIndex: 0, partial });
+        stream.push({ type: "toolcall_end", contentIndex: 0, toolCall: call, partial });
+        stream.push({ type: "done", reason: "toolUse", message: partial });
+      } else {
+        const partial = assistant([{ type: "text", text: "done" }], "stop");
+        stream.push({ type: "start", partial });
+        stream.push({ type: "done", reason: "stop", message: partial });
+      }
+    } else {
+      produceText(stream, n, scenario === "paced");
+    }
+    return stream;
+  };
+  const agent = lib.makeAgent({ model, messages: history(prefill), tools: [tool], streamFn });
+  let events = 0;
+  const turnStarts: number[] = [];
+  agent.subscribe((event) => {
+    if (event.type === "message_update") events++;
+    else if (event.type === "turn_start") turnStarts.push(performance.now());
+  });
+  (globalThis as { gc?: () => void }).gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const t0 = performance.now();
+  await agent.prompt("go");
+  const ms = performance.now() - t0;
+  const result: CaseResult = {
+    impl,
+    scenario,
+    n,
+    prefill,
+    ms,
+    perSec: (n / ms) * 1000,
+    events,
+    rssBeforeMb: rssBefore / 1e6,
+    peakRssMb: (process.resourceUsage().maxRSS * 1024) / 1e6,
+  };
+  if (scenario === "turns") {
+    if (agent.state.messages.length !== prefill + 2 * n + 2) throw new Error(`unexpected transcript length`);
+    const gaps = turnStarts.slice(1).map((t, i) => t - (turnStarts[i] as number));
+    const avg = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / xs.length) * 1000;
+    result.perTurnUs = (ms / n) * 1000;
+    result.firstUs = avg(gaps.slice(0, 100));
+    result.lastUs = avg(gaps.slice(-100));
+  }
+  return result;
+}
+
+function child(impl: Impl, scenario: Scenario, n: number, prefill: number): CaseResult {
+  const res = spawnSync(
+    process.execPath,
+    [
+      "--conditions=tiller-source",
+      "--expose-gc",
+      "--import",
+      "tsx",
+      fileURLToPath(import.meta.url),
+      "--case",
+      impl,
+      scenario,
+      String(n),
+      String(prefill),
+    ],
+    { encoding: "utf8", maxBuffer: 1 << 20 },
+  );
+  const line = res.stdout.trim().split("\n").at(-1) ?? "";
+  if (res.status !== 0 || !line.startsWith("{")) {
+    throw new Error(`case ${impl} ${scenario} ${n} failed:\n${res.stderr}\n${res.stdout}`);
+  }
+  return JSON.parse(line) as CaseResult;
+}
+
+const REPS = Number(process.env.AGENT_BENCH_REPS ?? 3);
+
+/** The run with the median time. */
+function median(runs: CaseResult[]): CaseResult {
+  return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)] as CaseResult;
+}
+
+const fmt = (x: number, digits = 0) => x.toLocaleString("en-US", { maximumFractionDigits: digits });
+
+function main(): void {
+  const cases: [Scenario, number, number][] = [
+    ["paced", 20_000, 0],
+    ["paced", 200_000, 0],
+    ["unpaced", 20_000, 0],
+    ["unpaced", 200_000, 0],
+    ["paced", 200_000, 5_000],
+    ["unpaced", 200_000, 5_000],
+    ["turns", 500, 0],
+    ["turns", 500, 5_000],
+  ];
+  const results: CaseResult[] = [];
+  console.log("| scenario | size | history | pi | tiller | tiller/pi | pi peak RSS | tiller peak RSS |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const [scenario, n, prefill] of cases) {
+    // Medians of REPS fresh processes, interleaved (the host is noisy); pi's slow unpaced 200k runs once.
+    const piRuns: CaseResult[] = [];
+    const tiRuns: CaseResult[] = [];
+    const piReps = scenario === "unpaced" && n >= 200_000 ? 1 : REPS;
+    for (let i = 0; i < REPS; i++) {
+      if (i < piReps) piRuns.push(child("pi", scenario, n, prefill));
+      tiRuns.push(child("tiller", scenario, n, prefill));
+    }
+    const pi = median(piRuns);
+    const ti = median(tiRuns);
+    results.push(pi, ti);
+    const rss = `${fmt(pi.peakRssMb)} MB | ${fmt(ti.peakRssMb)} MB`;
+    if (scenario === "turns") {
+      const cell = (r: CaseResult) =>
+        `${fmt(r.perTurnUs ?? 0, 1)} µs/turn (first 100: ${fmt(r.firstUs ?? 0, 1)}, last 100: ${fmt(r.lastUs ?? 0, 1)})`;
+      const ratio = (pi.perTurnUs ?? 0) / (ti.perTurnUs ?? 1);
+      console.log(`| turns | ${n} | ${prefill} | ${cell(pi)} | ${cell(ti)} | ${fmt(ratio, 1)}x faster | ${rss} |`);
+    } else {
+      const ratio = ti.perSec / pi.perSec;
+      console.log(
+        `| ${scenario} deltas | ${fmt(n)} | ${prefill} | ${fmt(pi.perSec)}/s | ${fmt(ti.perSec)}/s | ${fmt(ratio, 2)}x | ${rss} |`,
+      );
+    }
+  }
+  const get = (impl: Impl, scenario: Scenario, n: number, prefill = 0) =>
+    results.find((r) => r.impl === impl && r.scenario === scenario && r.n === n && r.prefill === prefill) as CaseResult;
+  const tPaced = get("tiller", "paced", 200_000);
+  const pPaced = get("pi", "paced", 200_000);
+  const tUn20 = get("tiller", "unpaced", 20_000);
+  const tUn200 = get("tiller", "unpaced", 200_000);
+  const tTurns = get("tiller", "turns", 500);
+  const tTurnsBig = get("tiller", "turns", 500, 5_000);
+  const tPacedBig = get("tiller", "paced", 200_000, 5_000);
+  console.log("");
+  console.log(`paced 200k: tiller/pi = ${fmt(tPaced.perSec / pPaced.perSec, 2)}x (target >= 2x)`);
+  console.log(`unpaced 200k/20k rate (tiller) = ${fmt(tUn200.perSec / tUn20.perSec, 2)} (target >= 0.8)`);
+  console.log(
+    `turns: ${fmt(tTurns.perTurnUs ?? 0, 1)} µs/turn, last 100 / first 100 = ${fmt((tTurns.lastUs ?? 0) / (tTurns.firstUs ?? 1), 2)} (target <= 100 µs, flat)`,
+  );
+  console.log(
+    `history 5,000 vs 0: per-delta ${fmt(tPaced.perSec / tPacedBig.perSec, 2)}x, per-turn ${fmt((tTurnsBig.perTurnUs ?? 0) / (tTurns.perTurnUs ?? 1), 2)}x (target ~1)`,
+  );
+}
+
+if (process.argv[2] === "--case") {
+  const [, , , impl, scenario, n, prefill] = process.argv;
+  runCase(impl as Impl, scenario as Scenario, Number(n), Number(prefill)).then(
+    (r) => console.log(JSON.stringify(r)),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+} else {
+  main();
+}
