@@ -7,6 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { loadConfig, resolveTillerHome } from "../config/load-config.js";
+import { registerBenchModel } from "../run/bench-model.js";
+import { attachGatewayShaping, gatewayShapingOf, loadGatewayShaping } from "../plugins/gateway-extensions.js";
 import { GatewayServer } from "../server/gateway-server.js";
 import { gatewayUrl, int, parseArgs, str } from "./args.js";
 import { isEntryPoint } from "./entry.js";
@@ -24,14 +26,21 @@ Environment: TILLER_HOME (default ~/.tiller: tiller.json, models.json, sessions/
 export async function startGateway(argv: readonly string[]): Promise<GatewayServer> {
   const args = parseArgs(argv, ["help"]);
   const config = loadConfig(resolveTillerHome());
+  if (process.env.TILLER_GATEWAY_BENCH_MODEL === "1") registerBenchModel();
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  // Plugins ($TILLER_HOME/plugins), gateway hooks ($TILLER_HOME/hooks), prompt assembly, tools, reply shaping.
+  const shaping = await loadGatewayShaping({ config, log });
   const server = await GatewayServer.start({
     config,
     port: int(args, "port"),
     bind: str(args, "bind"),
     token: str(args, "token") || process.env.TILLER_GATEWAY_TOKEN || undefined,
     password: str(args, "password"),
-    log: (line) => process.stderr.write(`${line}\n`),
+    log,
+    runner: shaping.runner,
   });
+  attachGatewayShaping(server.core, shaping);
+  await shaping.gatewayStarted(server.port);
   return server;
 }
 
@@ -99,7 +108,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    void server.close().then(() => process.exit(0));
+    const shaping = gatewayShapingOf(server.core);
+    void (shaping ? shaping.gatewayStopping("signal") : Promise.resolve())
+      .then(() => server.close())
+      .then(() => process.exit(0));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

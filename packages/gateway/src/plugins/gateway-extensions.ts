@@ -1,0 +1,184 @@
+/**
+ * One entry point for the gateway process: loads plugins (`$TILLER_HOME/plugins/`, `plugins.load`) and gateway
+ * hooks (`$TILLER_HOME/hooks/`), and returns the run extension and (with `tools.enabled`) the tool engine to hand
+ * to `GatewayServer.start({ runner })`, plus the gateway lifecycle and command hook calls.
+ *
+ * tiller.json keys read here: `tools.enabled` (run tools through the agent loop; default false),
+ * `agents.defaults.blockStreaming` ({ minChars, maxChars, breakPreference, break }), `agents.defaults.reasoning`
+ * ("off" | "on" | "stream"), `agents.defaults.enforceFinalTag`.
+ */
+import type { TillerConfig } from "../config/config-types.js";
+import type { ModelRegistry } from "../config/models-config.js";
+import { createInternalHookEvent, type InternalHookRegistry, loadInternalHooks } from "../hooks/internal-hooks.js";
+import type { BlockStreamingOptions } from "../reply/reply-shaper.js";
+import type { SessionFactory } from "../run/embedded-session.js";
+import type { RunContext, RunExtension, RunRequest } from "../run/run-types.js";
+import type { SessionEntry } from "../store/session-store.js";
+import type { GatewayToolDeps } from "../tools/gateway-tools.js";
+import { createToolSessionFactory } from "../tools/tool-engine.js";
+import { createGatewayRunExtension } from "./gateway-run-extension.js";
+import type { HookRunner } from "./hook-runner.js";
+import { loadPlugins } from "./plugin-loader.js";
+import type { PluginRegistry } from "./plugin-registry.js";
+
+/** The parts of the gateway core the extensions use once the server exists. */
+export interface ShapingCoreAccess {
+  store: {
+    transcriptDir(agentId: string): string;
+    list(limit?: number): SessionEntry[];
+    get(key: string): SessionEntry | undefined;
+  };
+  submit(req: RunRequest): boolean;
+  models: ModelRegistry;
+}
+
+export interface GatewayShaping {
+  plugins: PluginRegistry;
+  hooks: HookRunner;
+  internalHooks: InternalHookRegistry;
+  /** Pass as `GatewayServer.start({ runner })`. */
+  runner: { extensions: RunExtension[]; sessionFactory?: SessionFactory };
+  /** Gives the tool engine and the gateway tools access to the core (call right after the server starts). */
+  attach(core: ShapingCoreAccess): void;
+  /** gateway_start (plugins) and gateway:startup (hooks). */
+  gatewayStarted(port: number): Promise<void>;
+  gatewayStopping(reason?: string): Promise<void>;
+  /**
+   * Command hooks for /new, /reset, /stop: runs `command:<action>` gateway hooks (their messages are returned, to be
+   * added to the reply) and, for /new and /reset, the plugins' session_end of the session that ended.
+   */
+  runCommandHooks(action: string, sessionKey: string, previous?: SessionEntry): Promise<string[]>;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function readBlockStreaming(defaults: Obj): BlockStreamingOptions | undefined {
+  const bs = defaults.blockStreaming;
+  if (!isObj(bs) || bs.enabled === false) return undefined;
+  const num = (v: unknown, d: number) => (typeof v === "number" && v > 0 ? v : d);
+  return {
+    minChars: num(bs.minChars, 800),
+    maxChars: num(bs.maxChars, 1200),
+    breakPreference:
+      bs.breakPreference === "newline" || bs.breakPreference === "sentence" ? bs.breakPreference : "paragraph",
+    break: bs.break === "message_end" ? "message_end" : "text_end",
+  };
+}
+
+export interface LoadGatewayShapingOptions {
+  config: TillerConfig;
+  log?: (line: string) => void;
+}
+
+const attached = new WeakMap<object, GatewayShaping>();
+
+/** Binds the shaping to a started gateway core, so commands and tools can reach it. */
+export function attachGatewayShaping(core: ShapingCoreAccess, shaping: GatewayShaping): void {
+  shaping.attach(core);
+  attached.set(core, shaping);
+}
+
+/** The shaping attached to `core`, if any (commands use it to run command hooks). */
+export function gatewayShapingOf(core: object): GatewayShaping | undefined {
+  return attached.get(core);
+}
+
+export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Promise<GatewayShaping> {
+  const { config } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logger = { info: log, warn: log };
+  const plugins = await loadPlugins({ home: config.home, config: config.raw, logger });
+  const internalHooks = await loadInternalHooks({ home: config.home, config: config.raw, logger });
+  const hooks = plugins.createHookRunner(logger);
+  for (const p of plugins.plugins) log(`[plugins] loaded ${p.id} (${p.hookCount} hooks) from ${p.source}`);
+
+  const raw = config.raw;
+  const tools = isObj(raw.tools) && raw.tools.enabled === true;
+  const defaults =
+    isObj(raw.agents) && isObj((raw.agents as Obj).defaults) ? ((raw.agents as Obj).defaults as Obj) : {};
+  const reasoning = defaults.reasoning === "on" || defaults.reasoning === "stream" ? defaults.reasoning : "off";
+
+  let core: ShapingCoreAccess | undefined;
+  const gatewayTools = (ctx: RunContext): GatewayToolDeps => {
+    const c = core;
+    if (!c) return {};
+    return {
+      listSessions: async ({ limit }) =>
+        c.store.list(limit).map((s) => ({ key: s.key, updatedAt: s.updatedAt, label: s.label ?? undefined })),
+      sendToSession: async ({ sessionKey, message }) => {
+        const runId = `tool:${ctx.runId}:${Date.now().toString(36)}`;
+        const target = c.store.get(sessionKey);
+        c.submit({
+          runId,
+          sessionKey,
+          agentId: target?.agentId ?? ctx.agentId,
+          message,
+          acceptedAt: Date.now(),
+          source: "agent",
+        });
+        return { runId };
+      },
+      sessionStatus: async () => {
+        const s = c.store.get(ctx.sessionKey);
+        return { sessionKey: ctx.sessionKey, model: ctx.model.ref, thinking: ctx.thinking, ...(s ? { entry: s } : {}) };
+      },
+    };
+  };
+  const extension = createGatewayRunExtension({
+    hooks,
+    internalHooks,
+    plugins,
+    models: () => core?.models,
+    tools,
+    gatewayTools,
+    blockStreaming: readBlockStreaming(defaults),
+    reasoning,
+    enforceFinalTag: defaults.enforceFinalTag === true,
+    log,
+  });
+  const sessionFactory = tools
+    ? createToolSessionFactory({
+        transcriptDir: (agentId) => {
+          if (!core) throw new Error("gateway shaping is not attached to a gateway core");
+          return core.store.transcriptDir(agentId);
+        },
+        hooks,
+      })
+    : undefined;
+
+  return {
+    plugins,
+    hooks,
+    internalHooks,
+    runner: { extensions: [extension], ...(sessionFactory ? { sessionFactory } : {}) },
+    attach(c) {
+      core = c;
+    },
+    async gatewayStarted(port) {
+      await hooks.runObserver("gateway_start", { port });
+      await internalHooks.trigger(createInternalHookEvent("gateway", "startup", { port }));
+    },
+    async gatewayStopping(reason) {
+      await hooks.runObserver("gateway_stop", reason ? { reason } : {});
+    },
+    async runCommandHooks(action, sessionKey, previous) {
+      const event = await internalHooks.trigger(
+        createInternalHookEvent(
+          "command",
+          action,
+          previous ? { previousSessionId: previous.sessionId } : {},
+          sessionKey,
+        ),
+      );
+      if ((action === "new" || action === "reset") && previous) {
+        await hooks.runObserver(
+          "session_end",
+          { sessionKey, sessionId: previous.sessionId, reason: action },
+          { sessionKey, sessionId: previous.sessionId, agentId: previous.agentId },
+        );
+      }
+      return event.messages.filter((m) => typeof m === "string" && m.trim().length > 0);
+    },
+  };
+}

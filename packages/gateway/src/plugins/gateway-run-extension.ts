@@ -1,0 +1,335 @@
+/**
+ * The run extension that applies plugins, prompt assembly, tools and reply shaping to every gateway run, at the
+ * seed's hook points:
+ *   resolveModel  — message_received, session_start (first run of a session id), before_model_resolve and the
+ *                   legacy before_agent_start (provider/model override);
+ *   buildPrompt   — workspace (created on first use) and sandbox, skills snapshot (per session id), tools,
+ *                   bootstrap files + agent:bootstrap, before_prompt_build, the system prompt; before_agent_reply;
+ *   wrapModelCall — a claimed turn gets the plugin's synthetic reply instead of a model call;
+ *   onEngineEvent — reply shaping of the assistant stream (think tags, directives, NO_REPLY held back), block
+ *                   replies, before/after_compaction, reset of the shaper on a compaction retry;
+ *   shapeReply    — the shaped final payloads, through message_sending;
+ *   onRunEnd      — agent_end and message_sent.
+ */
+import type { AgentEvent } from "@tiller/agent";
+import { type AssistantMessage, createAssistantMessageEventStream } from "@tiller/ai";
+import type { ModelRegistry } from "../config/models-config.js";
+import type { InternalHookRegistry } from "../hooks/internal-hooks.js";
+import { prepareRunPrompt, runModelHooks } from "../prompt/prepare-run-prompt.js";
+import { type SkillsSnapshot, takeSkillsSnapshot } from "../prompt/skills-snapshot.js";
+import type { SystemPromptReport } from "../prompt/system-prompt-builder.js";
+import type { BlockStreamingOptions, ReplyPayload as ShapedPayload } from "../reply/reply-shaper.js";
+import { ReplyShaper } from "../reply/reply-shaper.js";
+import type { EngineEvent } from "../run/embedded-session.js";
+import type { ModelCall, ReplyPayload, RunContext, RunExtension } from "../run/run-types.js";
+import { buildGatewayToolset } from "../tools/gateway-tool-pipeline.js";
+import type { GatewayToolDeps } from "../tools/gateway-tools.js";
+import { createGatewayTools } from "../tools/gateway-tools.js";
+import { RUN_TOOLS_STATE_KEY } from "../tools/tool-engine.js";
+import { ensureWorkspace, readSandboxSettings, resolveAgentWorkspaceDir, resolveSandboxContext } from "../workspace.js";
+import type { HookRunner } from "./hook-runner.js";
+import type { PluginHookContext } from "./hook-types.js";
+import type { PluginRegistry } from "./plugin-registry.js";
+
+export const SHAPING_STATE_KEY = "gateway-shaping";
+
+/** What the extension keeps per run (in `ctx.state[SHAPING_STATE_KEY]`). */
+export interface ShapingRunState {
+  shaper: ReplyShaper;
+  hookContext: PluginHookContext;
+  report?: SystemPromptReport;
+  claim?: { reply?: string; pluginId: string };
+  /** Cleaned deltas produced while handling the current engine event. */
+  pendingDeltas: string[];
+  delivered: ReplyPayload[];
+}
+
+export interface GatewayRunExtensionOptions {
+  hooks: HookRunner;
+  internalHooks?: InternalHookRegistry;
+  plugins?: PluginRegistry;
+  /** Resolves plugin model overrides (read at run time: the registry exists once the core does). */
+  models?: () => ModelRegistry | undefined;
+  /** Build the tool pipeline for each run (used by the tool engine). */
+  tools?: boolean;
+  /** Capabilities of the gateway tools (message, sessions…). */
+  gatewayTools?: (ctx: RunContext) => GatewayToolDeps;
+  blockStreaming?: BlockStreamingOptions;
+  reasoning?: "off" | "on" | "stream";
+  enforceFinalTag?: boolean;
+  log?: (line: string) => void;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function stateOf(ctx: RunContext): ShapingRunState | undefined {
+  return ctx.state[SHAPING_STATE_KEY] as ShapingRunState | undefined;
+}
+
+/** A model call that answers with `text` without any network (a plugin-claimed turn). */
+function syntheticCall(text: string, pluginId: string): ModelCall {
+  return (model) => {
+    const stream = createAssistantMessageEventStream();
+    const message: AssistantMessage = {
+      role: "assistant",
+      content: [{ type: "text", text }],
+      api: model.api,
+      provider: "plugin",
+      model: pluginId,
+      usage: {
+        input: 0,
+        output: 0,
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens: 0,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+      },
+      stopReason: "stop",
+      timestamp: Date.now(),
+    };
+    const empty: AssistantMessage = { ...message, content: [] };
+    queueMicrotask(() => {
+      stream.push({ type: "start", partial: empty });
+      stream.push({ type: "text_start", contentIndex: 0, partial: empty });
+      stream.push({ type: "text_delta", contentIndex: 0, delta: text, partial: message });
+      stream.push({ type: "text_end", contentIndex: 0, content: text, partial: message });
+      stream.push({ type: "done", reason: "stop", message });
+    });
+    return stream;
+  };
+}
+
+function toRunPayload(p: ShapedPayload): ReplyPayload {
+  return {
+    text: p.text ?? "",
+    mediaUrl: p.mediaUrls?.[0] ?? null,
+    ...(p.mediaUrls && p.mediaUrls.length > 0 ? { mediaUrls: p.mediaUrls } : {}),
+    ...(p.isError ? { isError: true } : {}),
+  };
+}
+
+export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExtension {
+  const hooks = o.hooks;
+  const startedSessions = new Set<string>();
+  const snapshots = new Map<string, SkillsSnapshot>();
+  const log = o.log ?? (() => {});
+
+  return {
+    name: "gateway-shaping",
+
+    async resolveModel(ctx) {
+      const hookContext: PluginHookContext = {
+        agentId: ctx.agentId,
+        sessionKey: ctx.sessionKey,
+        sessionId: ctx.session.sessionId,
+        runId: ctx.runId,
+      };
+      const st: ShapingRunState = {
+        hookContext,
+        pendingDeltas: [],
+        delivered: [],
+        shaper: new ReplyShaper({
+          verbose: ctx.verbose,
+          reasoning: o.reasoning ?? "off",
+          enforceFinalTag: o.enforceFinalTag,
+          blockStreaming: o.blockStreaming ?? false,
+          onAssistantDelta: (e) => stateOf(ctx)?.pendingDeltas.push(e.delta),
+          onBlockReply: (p) => ctx.emit("assistant", { type: "block", ...p }),
+          onReasoningDelta: (e) => ctx.emit("assistant", { type: "reasoning", text: e.text, delta: e.delta }),
+        }),
+      };
+      ctx.state[SHAPING_STATE_KEY] = st;
+      await hooks.runObserver(
+        "message_received",
+        { from: ctx.sessionKey, content: ctx.request.message, timestamp: ctx.request.acceptedAt },
+        hookContext,
+      );
+      if (!startedSessions.has(ctx.session.sessionId)) {
+        startedSessions.add(ctx.session.sessionId);
+        await hooks.runObserver(
+          "session_start",
+          { sessionKey: ctx.sessionKey, sessionId: ctx.session.sessionId, resumed: ctx.session.sessionFile !== "" },
+          hookContext,
+        );
+      }
+      const m = await runModelHooks(hooks, ctx.prompt, hookContext);
+      ctx.state[`${SHAPING_STATE_KEY}:legacy`] = m.legacyPrompt;
+      const models = o.models?.();
+      if ((m.modelOverride || m.providerOverride) && models) {
+        const ref = m.modelOverride ?? ctx.model.model.id;
+        const resolved = models.resolve(
+          ref,
+          m.providerOverride ?? (m.modelOverride ? undefined : ctx.model.model.provider),
+        );
+        if (resolved) ctx.model = resolved;
+        else log(`[plugins] model override ${m.providerOverride ?? ""}/${ref} is unknown; keeping ${ctx.model.ref}`);
+      }
+    },
+
+    async buildPrompt(ctx) {
+      const st = stateOf(ctx);
+      if (!st) return;
+      const cfg = ctx.config;
+      const agent = cfg.agents.list.find((a) => a.id === ctx.agentId);
+      const agentWs = resolveAgentWorkspaceDir({
+        home: cfg.home,
+        agentId: ctx.agentId,
+        defaultAgentId: cfg.agents.defaultId,
+        defaultWorkspace: cfg.agents.defaults.workspace,
+        agentWorkspace: agent?.workspace,
+      });
+      ensureWorkspace(agentWs);
+      const sandbox = resolveSandboxContext({
+        home: cfg.home,
+        agentId: ctx.agentId,
+        sessionKey: ctx.sessionKey,
+        mainSessionKey: `agent:${ctx.agentId}:main`,
+        agentWorkspaceDir: agentWs,
+        sandbox: readSandboxSettings(cfg.raw),
+      });
+      ctx.workspaceDir = sandbox.workspaceDir;
+      st.hookContext.workspaceDir = agentWs;
+
+      let snapshot = snapshots.get(ctx.session.sessionId);
+      if (!snapshot) {
+        snapshot = takeSkillsSnapshot({ workspaceDir: agentWs, home: cfg.home, config: cfg.raw });
+        snapshots.set(ctx.session.sessionId, snapshot);
+      }
+      ctx.skills = snapshot.skills.map((s) => ({ name: s.name, description: s.description }));
+
+      let promptTools: { name: string; description?: string; parameters?: unknown }[] = [];
+      if (o.tools) {
+        const toolset = buildGatewayToolset({
+          workspaceDir: agentWs,
+          sandbox,
+          provider: ctx.model.model.provider,
+          agentId: ctx.agentId,
+          isGroup: /:(group|channel|room):/.test(ctx.sessionKey),
+          config: cfg.raw,
+          gatewayTools: o.gatewayTools
+            ? createGatewayTools({ ...o.gatewayTools(ctx), hooks, hookContext: st.hookContext })
+            : [],
+          pluginTools: o.plugins?.tools ?? [],
+          hooks,
+          hookContext: st.hookContext,
+          signal: ctx.signal,
+          env: snapshot.env as Record<string, string>,
+          modelAcceptsImages: ctx.model.model.input.includes("image"),
+        });
+        ctx.state[RUN_TOOLS_STATE_KEY] = toolset.tools;
+        promptTools = toolset.tools;
+      }
+      const raw = cfg.raw;
+      const heartbeat =
+        isObj(raw.agents) && isObj((raw.agents as Obj).defaults)
+          ? ((raw.agents as Obj).defaults as Obj).heartbeat
+          : undefined;
+      const prepared = await prepareRunPrompt({
+        agentId: ctx.agentId,
+        sessionKey: ctx.sessionKey,
+        workspaceDir: agentWs,
+        sandbox,
+        mode: ctx.request.lane === "subagent" ? "minimal" : "full",
+        heartbeatsEnabled: isObj(heartbeat) && heartbeat.enabled === true,
+        limits: { contextWindow: ctx.model.model.contextWindow },
+        tools: promptTools,
+        skills: snapshot,
+        prompt: ctx.prompt,
+        hooks,
+        internalHooks: o.internalHooks,
+        hookContext: st.hookContext,
+        legacyPrompt: ctx.state[`${SHAPING_STATE_KEY}:legacy`] as Obj | undefined,
+        extra: {
+          extraSystemPrompt: ctx.request.extraSystemPrompt,
+          runtime: {
+            host: process.env.HOSTNAME,
+            os: `${process.platform} ${process.arch}`,
+            node: process.version,
+            model: ctx.model.ref,
+            thinking: ctx.thinking,
+            timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+          },
+          messagingTools: promptTools.some((t) => t.name === "message") ? ["message"] : undefined,
+        },
+      });
+      ctx.systemPrompt = prepared.systemPrompt;
+      ctx.prompt = prepared.prompt;
+      st.report = prepared.report;
+
+      if (hooks.hasHooks("before_agent_reply")) {
+        const claim = await hooks.runBeforeAgentReply({ prompt: ctx.request.message }, st.hookContext);
+        if (claim) st.claim = { reply: claim.reply, pluginId: claim.pluginId };
+      }
+    },
+
+    wrapModelCall(call, ctx) {
+      const claim = stateOf(ctx)?.claim;
+      if (!claim) return call;
+      // Silence is the silent token: the shaper drops it, so nothing is sent.
+      return syntheticCall(claim.reply?.trim() ? claim.reply : "NO_REPLY", claim.pluginId);
+    },
+
+    onEngineEvent(ctx, event) {
+      const st = stateOf(ctx);
+      if (!st) return;
+      const ev = event as EngineEvent;
+      if (ev.type === "compaction_start") {
+        void hooks.runObserver("before_compaction", { messageCount: ctx.newMessages.length }, st.hookContext);
+        return;
+      }
+      if (ev.type === "compaction_end") {
+        if (ev.willRetry) st.shaper.resetForRetry();
+        void hooks.runObserver("after_compaction", { messageCount: ctx.newMessages.length }, st.hookContext);
+        return;
+      }
+      st.pendingDeltas.length = 0;
+      st.shaper.handleEvent(ev as AgentEvent);
+      if (ev.type === "message_update" && ev.assistantMessageEvent.type === "text_delta") {
+        // The assistant stream carries the cleaned text: think tags, directives and a held NO_REPLY are not shown.
+        (ev.assistantMessageEvent as { delta: string }).delta = st.pendingDeltas.join("");
+      }
+    },
+
+    async shapeReply(ctx, payloads) {
+      const st = stateOf(ctx);
+      if (!st) return payloads;
+      const shaped = st.shaper.finalize().map(toRunPayload);
+      const out: ReplyPayload[] = [];
+      for (const p of shaped) {
+        if (!hooks.hasHooks("message_sending") || !p.text) {
+          out.push(p);
+          continue;
+        }
+        const d = await hooks.runMessageSending({ to: ctx.sessionKey, content: p.text }, st.hookContext);
+        if (d.cancel) continue;
+        out.push(typeof d.content === "string" ? { ...p, text: d.content } : p);
+      }
+      st.delivered = out;
+      return out;
+    },
+
+    async onRunEnd(ctx, outcome) {
+      const st = stateOf(ctx);
+      if (!st) return;
+      await hooks.runObserver(
+        "agent_end",
+        {
+          messages: ctx.newMessages,
+          success: outcome.status === "ok",
+          ...(outcome.error ? { error: outcome.error } : {}),
+          durationMs: outcome.endedAt - outcome.startedAt,
+        },
+        st.hookContext,
+      );
+      for (const p of st.delivered) {
+        if (!p.text) continue;
+        await hooks.runObserver(
+          "message_sent",
+          { to: ctx.sessionKey, content: p.text, success: outcome.status === "ok" },
+          st.hookContext,
+        );
+      }
+    },
+  };
+}

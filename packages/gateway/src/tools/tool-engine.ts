@@ -1,0 +1,170 @@
+/**
+ * The gateway's tool-running engine: coding-agent's AgentSession (agent loop with tools, retries, compaction) over
+ * the session's JSONL transcript, driven by the run's model call. The run's tools come from the gateway tool
+ * pipeline (stored in `ctx.state` by the shaping extension's prompt stage). Tool results pass through the
+ * synchronous `tool_result_persist` hook before they are written to the transcript.
+ */
+import { mkdirSync } from "node:fs";
+import type { AgentEvent, AgentMessage, AgentTool, ThinkingLevel } from "@tiller/agent";
+import type { ToolResultMessage } from "@tiller/ai";
+import { type AgentSession, createAgentSession, SessionManager, SettingsManager } from "@tiller/coding-agent";
+import type { HookRunner } from "../plugins/hook-runner.js";
+import type { EmbeddedSession, EngineEvent, SessionFactory } from "../run/embedded-session.js";
+import type { RunContext } from "../run/run-types.js";
+
+/** Where the shaping extension leaves the run's tools for the engine. */
+export const RUN_TOOLS_STATE_KEY = "gateway-tools";
+
+export interface ToolEngineOptions {
+  /** The directory of an agent's transcripts (the gateway session store's `transcriptDir`). */
+  transcriptDir: (agentId: string) => string;
+  hooks?: HookRunner;
+}
+
+function openSessionManager(ctx: RunContext, sessionDir: string): SessionManager {
+  mkdirSync(sessionDir, { recursive: true });
+  const file = ctx.session.sessionFile;
+  if (file) {
+    try {
+      return SessionManager.open(file, { sessionDir, cwdOverride: ctx.workspaceDir, onWarning: () => {} });
+    } catch (err) {
+      // A transcript that was never written does not exist yet: start it under the same id.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+  }
+  const sm = SessionManager.create(ctx.workspaceDir, { sessionDir });
+  sm.newSession({ id: ctx.session.sessionId });
+  return sm;
+}
+
+class ToolSession implements EmbeddedSession {
+  private readonly listeners = new Set<(e: EngineEvent) => void>();
+  private readonly unsubscribe: () => void;
+  private disposed = false;
+
+  constructor(
+    private readonly session: AgentSession,
+    private readonly ctx: RunContext,
+  ) {
+    this.unsubscribe = session.subscribe((event) => {
+      if (event.type === "message_end") ctx.newMessages.push(event.message);
+      if (event.type === "compaction_start") {
+        this.emit({ type: "compaction_start", reason: event.reason });
+        return;
+      }
+      if (event.type === "compaction_end") {
+        this.emit({
+          type: "compaction_end",
+          willRetry: event.willRetry,
+          aborted: event.aborted,
+          ...(event.errorMessage ? { errorMessage: event.errorMessage } : {}),
+        });
+        return;
+      }
+      if (isAgentEvent(event)) this.emit(event);
+    });
+  }
+
+  get sessionId(): string {
+    return this.session.sessionId;
+  }
+  get sessionFile(): string | undefined {
+    return this.session.sessionFile;
+  }
+  get messages(): readonly AgentMessage[] {
+    return this.session.messages;
+  }
+
+  subscribe(listener: (e: EngineEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async prompt(text: string): Promise<void> {
+    const onAbort = (): void => void this.session.abort();
+    this.ctx.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await this.session.prompt(text);
+    } finally {
+      this.ctx.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  steer(text: string): boolean {
+    if (!this.session.isStreaming) return false;
+    this.session.steer(text);
+    return true;
+  }
+
+  abort(): void {
+    void this.session.abort();
+  }
+
+  async compact(): Promise<{ compacted: boolean; tokensBefore?: number; summary?: string }> {
+    const r = await this.session.compact();
+    return { compacted: true, tokensBefore: r.tokensBefore, summary: r.summary };
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.unsubscribe();
+    this.session.dispose();
+  }
+
+  private emit(event: EngineEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+}
+
+const AGENT_EVENT_TYPES = new Set([
+  "agent_start",
+  "agent_end",
+  "turn_start",
+  "turn_end",
+  "message_start",
+  "message_update",
+  "message_end",
+  "tool_execution_start",
+  "tool_execution_update",
+  "tool_execution_end",
+]);
+
+function isAgentEvent(e: { type: string }): e is AgentEvent {
+  return AGENT_EVENT_TYPES.has(e.type);
+}
+
+/** A SessionFactory whose sessions run tools. */
+export function createToolSessionFactory(options: ToolEngineOptions): SessionFactory {
+  return async (ctx) => {
+    const sm = openSessionManager(ctx, options.transcriptDir(ctx.agentId));
+    const hooks = options.hooks;
+    if (hooks?.hasHooks("tool_result_persist")) {
+      // The transcript gets the plugins' version of each tool result; the model already saw the original.
+      const append = sm.appendMessage.bind(sm);
+      const hookCtx = { agentId: ctx.agentId, sessionKey: ctx.sessionKey, runId: ctx.runId };
+      sm.appendMessage = (message: AgentMessage): string => {
+        if ((message as { role?: string }).role !== "toolResult") return append(message);
+        const m = message as ToolResultMessage;
+        return append(
+          hooks.runToolResultPersist({ toolName: m.toolName, toolCallId: m.toolCallId, message: m }, hookCtx),
+        );
+      };
+    }
+    // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+    const tools = (ctx.state[RUN_TOOLS_STATE_KEY] as AgentTool<any>[] | undefined) ?? [];
+    const settings = SettingsManager.create(ctx.workspaceDir, ctx.config.home);
+    const { session } = await createAgentSession({
+      cwd: ctx.workspaceDir,
+      home: ctx.config.home,
+      model: ctx.model.model,
+      thinkingLevel: (ctx.thinking || "off") as ThinkingLevel,
+      tools,
+      systemPrompt: ctx.systemPrompt,
+      sessionManager: sm,
+      settingsManager: settings,
+      streamFn: (model, context, opts) => ctx.callModel(model, context, { ...opts, apiKey: ctx.model.apiKey }),
+    });
+    return new ToolSession(session, ctx);
+  };
+}
