@@ -80,6 +80,12 @@ describe("edit tool", () => {
     expect(r.details.fuzzyEdits).toEqual([0]);
   });
 
+  it("maps a tolerant match that starts and ends mid-line back to the original text", async () => {
+    writeFileSync(file("m.js"), "x = \u201ca\u201d;  \ny = 1;  \n");
+    await createEditTool(dir).execute("1", { path: "m.js", edits: [{ oldText: '"a";\ny', newText: '"b";\nz' }] });
+    expect(readFileSync(file("m.js"), "utf8")).toBe('x = "b";\nz = 1;  \n');
+  });
+
   it("tolerates tabs versus spaces in indentation when that is the only difference", async () => {
     writeFileSync(file("t.go"), "func f() {\n\tx := 1\n\treturn x\n}\n");
     await createEditTool(dir).execute("1", {

@@ -97,23 +97,81 @@ function countAll(haystack: string, needle: string): number {
   return findAll(haystack, needle, Number.POSITIVE_INFINITY).length;
 }
 
+const PLAIN_LINE = /^[\t\x20-\x7e]*$/;
+const HSPACE_RUN = /[ \t]+/g;
+
+/** Fold one line (no newline inside) without the index map: the fast path for whole-file scans. */
+function foldLine(line: string, collapse: boolean): string {
+  if (PLAIN_LINE.test(line)) {
+    const trimmed = line.replace(/[ \t]+$/, "");
+    return collapse ? trimmed.replace(HSPACE_RUN, " ") : trimmed;
+  }
+  return foldText(line, collapse).folded;
+}
+
+/** Original index in `line` of folded index `k` (k may equal the folded length: end of line). */
+function origIndex(line: string, collapse: boolean, k: number, isEnd: boolean): number {
+  const { folded, map } = foldText(line, collapse);
+  if (isEnd) {
+    if (k === 0) return 0;
+    const last = map[k - 1]!;
+    return k > folded.length ? line.length : last + String.fromCodePoint(line.codePointAt(last)!).length;
+  }
+  return k >= map.length ? line.length : map[k]!;
+}
+
+/**
+ * Tolerant search, line by line: the folded needle's lines must equal folded file lines, except that the
+ * first may match a line's end and the last a line's start. Returns the hits as [line, column] in folded
+ * coordinates, at most `cap`.
+ */
+function foldedHits(lines: string[], folded: string[], needle: string[], cap: number): [number, number][] {
+  const hits: [number, number][] = [];
+  const n = needle.length;
+  if (n === 1) {
+    const only = needle[0]!;
+    for (let i = 0; i < folded.length && hits.length < cap; i++) {
+      const line = folded[i]!;
+      for (
+        let at = line.indexOf(only);
+        at !== -1 && hits.length < cap;
+        at = line.indexOf(only, at + Math.max(1, only.length))
+      )
+        hits.push([i, at]);
+    }
+    return hits;
+  }
+  for (let i = 0; i + n <= lines.length && hits.length < cap; i++) {
+    const first = folded[i]!;
+    if (!first.endsWith(needle[0]!)) continue;
+    let ok = true;
+    for (let j = 1; j < n - 1 && ok; j++) ok = folded[i + j] === needle[j];
+    if (ok && folded[i + n - 1]!.startsWith(needle[n - 1]!)) hits.push([i, first.length - needle[0]!.length]);
+  }
+  return hits;
+}
+
 /** Find the unique region of `content` matching `oldText` (both LF-normalized). */
 export function locate(content: string, oldText: string): MatchOutcome {
   const exact = findAll(content, oldText);
   if (exact.length === 1)
     return { ok: true, region: { start: exact[0]!, end: exact[0]! + oldText.length, kind: "exact" } };
   if (exact.length > 1) return { ok: false, count: countAll(content, oldText) };
+  const lines = content.split("\n");
+  const starts: number[] = [];
+  for (let i = 0, pos = 0; i < lines.length; pos += lines[i]!.length + 1, i++) starts.push(pos);
   for (const collapse of [false, true]) {
-    const hay = foldText(content, collapse);
-    const needle = foldText(oldText, collapse).folded;
-    if (needle.trim() === "") continue;
-    const hits = findAll(hay.folded, needle);
-    if (hits.length > 1) return { ok: false, count: countAll(hay.folded, needle) };
+    const needle = oldText.split("\n").map((l) => foldLine(l, collapse));
+    if (needle.join("").trim() === "") continue;
+    const folded = lines.map((l) => foldLine(l, collapse));
+    const hits = foldedHits(lines, folded, needle, Number.POSITIVE_INFINITY);
+    if (hits.length > 1) return { ok: false, count: hits.length };
     if (hits.length === 1) {
-      const s = hits[0]!;
-      const lastOrig = hay.map[s + needle.length - 1]!;
-      const start = hay.map[s]!;
-      const end = lastOrig + String.fromCodePoint(content.codePointAt(lastOrig)!).length;
+      const [line, col] = hits[0]!;
+      const lastLine = line + needle.length - 1;
+      const endCol = (needle.length === 1 ? col : 0) + needle[needle.length - 1]!.length;
+      const start = starts[line]! + origIndex(lines[line]!, collapse, col, false);
+      const end = starts[lastLine]! + origIndex(lines[lastLine]!, collapse, endCol, true);
       return { ok: true, region: { start, end, kind: collapse ? "whitespace" : "fuzzy" } };
     }
   }

@@ -6,7 +6,15 @@ import { readFile, stat } from "node:fs/promises";
 import type { AgentTool } from "@tiller/agent";
 import { type ImageContent, type Static, type TextContent, Type } from "@tiller/ai";
 import { resolveToolPath } from "./path-guard.js";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";
+import {
+  countLines,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  formatSize,
+  lineStartOffset,
+  type TruncationResult,
+  truncateHead,
+} from "./truncate.js";
 
 const readSchema = Type.Object({
   path: Type.String({ description: "Path to the file to read (relative or absolute)" }),
@@ -111,20 +119,26 @@ export function createReadTool(
 
       let text = buf.toString("utf8");
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      const all = text.split("\n");
-      if (all.length > 1 && all[all.length - 1] === "") all.pop();
-      const total = text === "" ? 0 : all.length;
+      const total = countLines(text);
       const start = (offset ?? 1) - 1;
       if (start > 0 && start >= total)
         throw new Error(`Offset ${offset} is beyond the end of the file (${total} lines)`);
       const end = limit !== undefined ? Math.min(start + limit, total) : total;
-      const selected = all.slice(start, end).join("\n");
+      // Slice the requested lines without splitting the whole file.
+      const from = lineStartOffset(text, start);
+      let to = from;
+      for (let line = start; line < end; line++) {
+        const nl = text.indexOf("\n", to);
+        to = nl === -1 ? text.length : nl + 1;
+      }
+      const selected = text.slice(from, to).replace(/\n$/, "");
       const t = truncateHead(selected, { maxLines, maxBytes });
 
       let out: string;
       if (t.firstLineExceedsLimit) {
         out =
-          `[Line ${start + 1} is ${formatSize(Buffer.byteLength(all[start]!, "utf8"))}, over the ${formatSize(maxBytes)} ` +
+          `[Line ${start + 1} is ${formatSize(Buffer.byteLength(selected.split("\n", 1)[0]!, "utf8"))}, over the ` +
+          `${formatSize(maxBytes)} ` +
           `limit. Use bash: sed -n '${start + 1}p' ${params.path} | head -c ${maxBytes}]`;
       } else if (t.truncated) {
         const last = start + t.outputLines;

@@ -70,34 +70,70 @@ function result(
   };
 }
 
-/** Keep the first lines (file reads: the reader continues with an offset). */
+/** Number of lines; a trailing newline ends the last line rather than starting an empty one. */
+export function countLines(content: string): number {
+  if (content === "") return 0;
+  let n = 0;
+  for (let i = content.indexOf("\n"); i !== -1; i = content.indexOf("\n", i + 1)) n++;
+  return content.endsWith("\n") ? n : n + 1;
+}
+
+/** Char offset where 0-based line `line` starts (content.length when past the end). */
+export function lineStartOffset(content: string, line: number): number {
+  let pos = 0;
+  for (let i = 0; i < line; i++) {
+    const nl = content.indexOf("\n", pos);
+    if (nl === -1) return content.length;
+    pos = nl + 1;
+  }
+  return pos;
+}
+
+/** Keep the first lines (file reads: the reader continues with an offset). Scans only what it keeps. */
 export function truncateHead(content: string, options: TruncationOptions = {}): TruncationResult {
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const totalBytes = Buffer.byteLength(content, "utf8");
-  const lines = splitLines(content);
-  if (lines.length <= maxLines && totalBytes <= maxBytes) {
-    const r = result(content, lines, lines.length, null, totalBytes, maxLines, maxBytes);
-    r.outputLines = r.totalLines;
-    return r;
+  const totalLines = countLines(content);
+  const base = { totalLines, totalBytes, lastLinePartial: false, maxLines, maxBytes };
+  if (totalLines <= maxLines && totalBytes <= maxBytes) {
+    const r = {
+      ...base,
+      content,
+      truncated: false,
+      truncatedBy: null,
+      outputLines: totalLines,
+      outputBytes: totalBytes,
+    };
+    return { ...r, firstLineExceedsLimit: false };
   }
+  let pos = 0;
+  let end = 0;
   let bytes = 0;
   let kept = 0;
   let by: "lines" | "bytes" = "lines";
-  for (const line of lines) {
-    if (kept >= maxLines) break;
-    const size = Buffer.byteLength(line, "utf8") + (kept > 0 ? 1 : 0);
+  while (kept < maxLines && pos < content.length) {
+    const nl = content.indexOf("\n", pos);
+    const lineEnd = nl === -1 ? content.length : nl;
+    const size = Buffer.byteLength(content.slice(pos, lineEnd), "utf8") + (kept > 0 ? 1 : 0);
     if (bytes + size > maxBytes) {
       by = "bytes";
       break;
     }
     bytes += size;
     kept++;
+    end = lineEnd;
+    pos = lineEnd + 1;
   }
-  const out = lines.slice(0, kept).join("\n");
-  const r = result(out, lines, kept, by, totalBytes, maxLines, maxBytes, { firstLineExceedsLimit: kept === 0 });
-  r.totalLines = lines.length;
-  return r;
+  return {
+    ...base,
+    content: content.slice(0, end),
+    truncated: true,
+    truncatedBy: by,
+    outputLines: kept,
+    outputBytes: bytes,
+    firstLineExceedsLimit: kept === 0,
+  };
 }
 
 /** Keep the last lines (command output: errors and results are at the end). */
