@@ -29,7 +29,11 @@ import { convertToLlm, createCompactionSummaryMessage } from "../session/message
 import type { SessionManager } from "../session/session-manager.js";
 import type { CompactionEntry } from "../session/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
+import { CompactionController } from "./compaction-controller.js";
 import type { AgentSessionEvent, AgentSessionEventListener, ContextUsage, SessionStats } from "./events.js";
+import { computeSessionStats } from "./session-stats.js";
+import { navigateSessionTree } from "./tree-navigation.js";
+import { textOf, userMessage } from "./user-input.js";
 
 export interface AgentSessionConfig {
   agent: Agent;
@@ -46,18 +50,6 @@ export interface PromptOptions {
   streamingBehavior?: "steer" | "followUp";
 }
 
-function textOf(content: UserMessage["content"]): string {
-  if (typeof content === "string") return content;
-  return content
-    .filter((b): b is { type: "text"; text: string } => b.type === "text")
-    .map((b) => b.text)
-    .join("");
-}
-
-function userMessage(text: string, images?: ImageContent[]): UserMessage {
-  return { role: "user", content: [{ type: "text", text }, ...(images ?? [])], timestamp: Date.now() };
-}
-
 export class AgentSession {
   readonly agent: Agent;
   readonly sessionManager: SessionManager;
@@ -66,16 +58,10 @@ export class AgentSession {
 
   private listeners: AgentSessionEventListener[] = [];
   private unsubscribeAgent: () => void;
-  /** Session entry id of every message on the current branch (by identity). */
-  private entryIds = new WeakMap<object, string>();
-  /** Assistant messages whose usage describes a context that has since been compacted. */
-  private staleUsage = new WeakSet<object>();
-  /** A compaction made during the running loop: the loop's transcript is shown to the model through it. */
-  private view: { firstKept: AgentMessage; summary: AgentMessage } | undefined;
   private steeringTexts: string[] = [];
   private followUpTexts: string[] = [];
   private running = false;
-  private compacting = false;
+  private readonly compaction: CompactionController;
   private retryAttempt = 0;
   private overflowRecovered = false;
   private controller: AbortController | undefined;
@@ -91,8 +77,15 @@ export class AgentSession {
     this.requireAuth = config.requireAuth ?? true;
     this.agent.convertToLlm = convertToLlm;
     this.agent.transformContext = (messages, signal) => this.transformContext(messages, signal);
+    this.compaction = new CompactionController({
+      agent: this.agent,
+      sessionManager: this.sessionManager,
+      settingsManager: this.settingsManager,
+      modelRegistry: this.modelRegistry,
+      emit: (e) => this.emit(e),
+    });
     this.unsubscribeAgent = this.agent.subscribe((event) => this.onAgentEvent(event));
-    this.indexBranch();
+    this.compaction.indexBranch();
   }
 
   // ---- events ----
@@ -122,7 +115,7 @@ export class AgentSession {
     if (event.type === "message_start" && event.message.role === "user") this.takeQueued(event.message);
     else if (event.type === "message_end") {
       const id = this.sessionManager.appendMessage(event.message);
-      this.entryIds.set(event.message, id);
+      this.compaction.entryIds.set(event.message, id);
       if (event.message.role === "assistant") this.lastRequestAt = Date.now();
     } else if (event.type === "turn_end" || event.type === "agent_end") this.sessionManager.sync();
     return this.emit(event);
@@ -160,7 +153,7 @@ export class AgentSession {
     return this.running || this.agent.state.isStreaming;
   }
   get isCompacting(): boolean {
-    return this.compacting;
+    return this.compaction.isCompacting;
   }
   get isRetrying(): boolean {
     return this.retryAttempt > 0;
@@ -265,7 +258,7 @@ export class AgentSession {
 
   /** Decides what follows a finished run: "continue" re-runs the last turn. */
   private async finishRun(): Promise<"continue" | "done"> {
-    if (this.view) this.reloadFromSession();
+    if (this.compaction.hasView) this.reloadFromSession();
     const messages = this.agent.state.messages;
     const last = messages[messages.length - 1];
     const signal = this.controller?.signal;
@@ -274,7 +267,7 @@ export class AgentSession {
       if (isContextOverflow(last, this.model.contextWindow) && settings.compaction.enabled && !this.overflowRecovered) {
         this.overflowRecovered = true;
         this.dropFailedTurn(last);
-        if (!(await this.runCompaction("overflow", this.agent.state.messages, signal, true))) return "done";
+        if (!(await this.compaction.run("overflow", this.agent.state.messages, signal, true))) return "done";
         this.reloadFromSession();
         return "continue";
       }
@@ -303,10 +296,10 @@ export class AgentSession {
     await this.endRetry(true);
     const settings = this.settingsManager.get();
     if (last?.role === "assistant" && last.stopReason !== "aborted" && settings.compaction.enabled) {
-      const tokens = this.contextTokens(messages);
+      const tokens = this.compaction.contextTokens(messages);
       if (shouldCompact(tokens, this.model.contextWindow, settings.compaction.reserveTokens)) {
-        await this.runCompaction("threshold", messages, signal, false);
-        if (this.view) this.reloadFromSession();
+        await this.compaction.run("threshold", messages, signal, false);
+        if (this.compaction.hasView) this.reloadFromSession();
       }
     }
     return "done";
@@ -323,7 +316,7 @@ export class AgentSession {
   private dropFailedTurn(failed: AssistantMessage): void {
     const messages = this.agent.state.messages;
     if (messages[messages.length - 1] === failed) this.agent.replaceMessages(messages.slice(0, -1));
-    const id = this.entryIds.get(failed);
+    const id = this.compaction.entryIds.get(failed);
     const parent = id === undefined ? undefined : this.sessionManager.getEntry(id)?.parentId;
     if (parent === null) this.sessionManager.resetLeaf();
     else if (parent !== undefined) this.sessionManager.branch(parent);
@@ -331,90 +324,20 @@ export class AgentSession {
 
   // ---- compaction ----
 
-  private contextTokens(messages: readonly AgentMessage[]): number {
-    const state = this.agent.state;
-    const base = Math.ceil(
-      (state.systemPrompt.length +
-        JSON.stringify(state.tools.map((t) => [t.name, t.description, t.parameters])).length) /
-        4,
-    );
-    return estimateContextTokens(messages, { staleUsage: this.staleUsage, baseTokens: base });
-  }
-
   /** The agent's transformContext: applies a mid-run compaction, compacts at the threshold, prunes. */
   private async transformContext(messages: AgentMessage[], signal?: AbortSignal): Promise<AgentMessage[]> {
-    let view = this.applyView(messages);
+    let view = this.compaction.applyView(messages);
     const settings = this.settingsManager.get();
     if (
       settings.compaction.enabled &&
-      !this.compacting &&
-      shouldCompact(this.contextTokens(view), this.model.contextWindow, settings.compaction.reserveTokens)
+      !this.compaction.isCompacting &&
+      shouldCompact(this.compaction.contextTokens(view), this.model.contextWindow, settings.compaction.reserveTokens)
     ) {
-      if (await this.runCompaction("threshold", view, signal, false)) view = this.applyView(messages);
+      if (await this.compaction.run("threshold", view, signal, false)) view = this.compaction.applyView(messages);
     }
     const pruned = pruneContext(view, settings.contextPruning, this.lastRequestAt);
     this.lastRequestAt = Date.now();
     return pruned;
-  }
-
-  private applyView(messages: AgentMessage[]): AgentMessage[] {
-    if (!this.view) return messages;
-    const i = messages.indexOf(this.view.firstKept);
-    return i < 0 ? messages : [this.view.summary, ...messages.slice(i)];
-  }
-
-  /**
-   * Compacts `messages` (the context as sent), writes the compaction entry and makes it effective for the rest
-   * of the run. Returns false (after reporting it in `compaction_end`) when it could not compact.
-   */
-  private async runCompaction(
-    reason: CompactionReason,
-    messages: readonly AgentMessage[],
-    signal: AbortSignal | undefined,
-    willRetry: boolean,
-    customInstructions?: string,
-  ): Promise<CompactionResult | undefined> {
-    this.compacting = true;
-    await this.emit({ type: "compaction_start", reason });
-    try {
-      const previous = getLatestCompactionEntry(this.sessionManager.getBranch()) as
-        | CompactionEntry<Record<string, never>>
-        | undefined;
-      const model = this.model;
-      const result = await compact({
-        messages,
-        entryIdOf: (m) => this.entryIds.get(m),
-        settings: this.settingsManager.get().compaction,
-        model,
-        streamFn: this.agent.streamFn,
-        apiKey: this.modelRegistry.getApiKey(model),
-        ...(signal ? { signal } : {}),
-        tokensBefore: this.contextTokens(messages),
-        ...(previous?.details ? { previousDetails: previous.details } : {}),
-        ...(customInstructions ? { customInstructions } : {}),
-      });
-      const id = this.sessionManager.appendCompaction(
-        result.summary,
-        result.firstKeptEntryId,
-        result.tokensBefore,
-        result.details,
-      );
-      const entry = this.sessionManager.getEntry(id) as CompactionEntry;
-      for (const m of messages) if (m.role === "assistant") this.staleUsage.add(m);
-      this.view = {
-        firstKept: messages[result.firstKeptIndex] as AgentMessage,
-        summary: createCompactionSummaryMessage(entry.summary, entry.tokensBefore, entry.timestamp),
-      };
-      await this.emit({ type: "compaction_end", reason, result, aborted: false, willRetry });
-      return result;
-    } catch (err) {
-      const aborted = signal?.aborted === true;
-      const errorMessage = err instanceof CompactionError || err instanceof Error ? err.message : String(err);
-      await this.emit({ type: "compaction_end", reason, result: undefined, aborted, willRetry: false, errorMessage });
-      return undefined;
-    } finally {
-      this.compacting = false;
-    }
   }
 
   /** Compacts now (the agent must be idle). Rejects with the reason when nothing could be compacted. */
@@ -427,7 +350,7 @@ export class AgentSession {
       if (e.type === "compaction_end" && e.errorMessage) errors.push(e.errorMessage);
     });
     try {
-      const result = await this.runCompaction(
+      const result = await this.compaction.run(
         "manual",
         this.agent.state.messages,
         this.controller.signal,
@@ -452,41 +375,14 @@ export class AgentSession {
    */
   async navigateTree(targetId: string, options: { summarize?: boolean } = {}): Promise<{ editorText?: string }> {
     this.assertIdle("navigate");
-    const target = this.sessionManager.getEntry(targetId);
-    if (!target) throw new Error(`no entry ${targetId} in this session`);
-    let leaf: string | null = targetId;
-    let editorText: string | undefined;
-    if (target.type === "message" && target.message.role === "user") {
-      leaf = target.parentId;
-      editorText = textOf(target.message.content);
-    }
-    const abandoned = this.abandonedMessages(leaf);
-    if (options.summarize && abandoned.length > 0) {
-      const model = this.model;
-      const summary = await summarize(
-        abandoned,
-        "Summarize this abandoned branch of the conversation: what was tried, what was learned, and what " +
-          "state it left files in. Be brief and concrete.",
-        {
-          model,
-          streamFn: this.agent.streamFn,
-          maxTokens: 2048,
-          ...(this.modelRegistry.getApiKey(model) ? { apiKey: this.modelRegistry.getApiKey(model) as string } : {}),
-        },
-      );
-      this.sessionManager.branchWithSummary(leaf, summary);
-    } else if (leaf === null) this.sessionManager.resetLeaf();
-    else this.sessionManager.branch(leaf);
+    const { editorText } = await navigateSessionTree(this.sessionManager, targetId, {
+      ...(options.summarize ? { summarize: true } : {}),
+      model: this.model,
+      streamFn: this.agent.streamFn,
+      apiKey: this.modelRegistry.getApiKey(this.model),
+    });
     this.reloadFromSession();
     return editorText === undefined ? {} : { editorText };
-  }
-
-  /** Messages on the current branch below the common ancestor with `leaf`. */
-  private abandonedMessages(leaf: string | null): AgentMessage[] {
-    const keep = new Set(this.sessionManager.getBranch(leaf).map((e) => e.id));
-    const out: AgentMessage[] = [];
-    for (const e of this.sessionManager.getBranch()) if (!keep.has(e.id) && e.type === "message") out.push(e.message);
-    return out;
   }
 
   /** Forks the branch ending at `entryId` (default: the leaf) into a new session file and continues there. */
@@ -504,47 +400,18 @@ export class AgentSession {
     this.agent.reset();
     this.steeringTexts = [];
     this.followUpTexts = [];
-    this.indexBranch();
+    this.compaction.indexBranch();
     return file;
   }
 
   // ---- stats ----
 
   getSessionStats(): SessionStats {
-    const stats: SessionStats = {
-      sessionId: this.sessionId,
-      sessionFile: this.sessionFile,
-      userMessages: 0,
-      assistantMessages: 0,
-      toolCalls: 0,
-      toolResults: 0,
-      totalMessages: 0,
-      tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      cost: 0,
-    };
-    for (const e of this.sessionManager.getEntries()) {
-      if (e.type !== "message") continue;
-      stats.totalMessages++;
-      const m = e.message;
-      if (m.role === "user") stats.userMessages++;
-      else if (m.role === "toolResult") stats.toolResults++;
-      else if (m.role === "assistant") {
-        stats.assistantMessages++;
-        for (const b of m.content) if (b.type === "toolCall") stats.toolCalls++;
-        stats.tokens.input += m.usage.input;
-        stats.tokens.output += m.usage.output;
-        stats.tokens.cacheRead += m.usage.cacheRead;
-        stats.tokens.cacheWrite += m.usage.cacheWrite;
-        stats.cost += m.usage.cost.total;
-      }
-    }
-    const t = stats.tokens;
-    t.total = t.input + t.output + t.cacheRead + t.cacheWrite;
-    return stats;
+    return computeSessionStats(this.sessionManager);
   }
 
   getContextUsage(): ContextUsage {
-    const tokens = this.contextTokens(this.applyView(this.agent.state.messages));
+    const tokens = this.compaction.contextTokens(this.compaction.applyView(this.agent.state.messages));
     const contextWindow = this.model.contextWindow;
     return { tokens, contextWindow, percent: contextWindow > 0 ? (tokens / contextWindow) * 100 : 0 };
   }
@@ -587,12 +454,8 @@ export class AgentSession {
 
   /** Replaces the agent's transcript with the session's context at the current leaf. */
   private reloadFromSession(): void {
-    this.view = undefined;
+    this.compaction.clearView();
     this.agent.replaceMessages(this.sessionManager.buildSessionContext().messages);
-    this.indexBranch();
-  }
-
-  private indexBranch(): void {
-    for (const e of this.sessionManager.getBranch()) if (e.type === "message") this.entryIds.set(e.message, e.id);
+    this.compaction.indexBranch();
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { AgentMessage } from "@tiller/agent";
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "./messages.js";
-import type { CompactionEntry, SessionContext, SessionEntry } from "./types.js";
+import type { CompactionEntry, SessionContext, SessionEntry, SessionTreeNode } from "./types.js";
 
 /** Entries from the root to `leafId` (inclusive), oldest first. A dangling parent ends the walk. */
 export function pathToRoot(byId: ReadonlyMap<string, SessionEntry>, leafId: string | null): SessionEntry[] {
@@ -93,4 +93,21 @@ export function getLatestCompactionEntry(path: readonly SessionEntry[]): Compact
     if (e.type === "compaction") return e;
   }
   return undefined;
+}
+
+/** The entries as a tree, in file order (roots first; an entry whose parent is missing becomes a root). */
+export function buildTree(entries: readonly SessionEntry[], labels: ReadonlyMap<string, string>): SessionTreeNode[] {
+  const nodes = new Map<string, SessionTreeNode>();
+  for (const e of entries) {
+    const label = labels.get(e.id);
+    nodes.set(e.id, { entry: e, children: [], ...(label !== undefined ? { label } : {}) });
+  }
+  const roots: SessionTreeNode[] = [];
+  for (const e of entries) {
+    const node = nodes.get(e.id) as SessionTreeNode;
+    const parent = e.parentId === null ? undefined : nodes.get(e.parentId);
+    if (parent) parent.children.push(node);
+    else roots.push(node);
+  }
+  return roots;
 }

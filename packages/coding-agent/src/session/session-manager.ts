@@ -24,10 +24,12 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { AgentMessage } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
 import { getSessionDir, getTillerHome } from "../home.js";
-import { buildSessionContext, pathToRoot } from "./context.js";
+import { buildSessionContext, buildTree, pathToRoot } from "./context.js";
 import { newEntryId, uuidv7 } from "./ids.js";
 import { type ListOptions, listAllSessions, listSessions } from "./list.js";
+import { asLocation, fileNameFor, type SessionLocationOptions, sessionDirFor } from "./location.js";
 import { acquireSessionLock, releaseSessionLock } from "./lock.js";
+import { migrate } from "./migrate.js";
 import { forgetSessionFile, readSessionFile, rememberSessionFile } from "./reader.js";
 import {
   CURRENT_SESSION_VERSION,
@@ -38,13 +40,6 @@ import {
   type SessionInfo,
   type SessionTreeNode,
 } from "./types.js";
-
-/** Where sessions live: an explicit directory, or the per-cwd directory under a Tiller home. */
-export interface SessionLocationOptions {
-  sessionDir?: string;
-  /** Tiller home (default `getTillerHome()`); ignored when `sessionDir` is given. */
-  home?: string;
-}
 
 export interface OpenSessionOptions extends SessionLocationOptions {
   /** Use this cwd instead of the header's. */
@@ -60,45 +55,6 @@ type EntryInput = SessionEntry extends infer E
     ? Omit<E, "id" | "parentId" | "timestamp">
     : never
   : never;
-
-function asLocation(arg: string | SessionLocationOptions | undefined): SessionLocationOptions {
-  return typeof arg === "string" ? { sessionDir: arg } : (arg ?? {});
-}
-
-function sessionDirFor(cwd: string, loc: SessionLocationOptions): string {
-  if (loc.sessionDir) {
-    mkdirSync(loc.sessionDir, { recursive: true });
-    return resolve(loc.sessionDir);
-  }
-  return getSessionDir(cwd, loc.home ?? getTillerHome());
-}
-
-function fileNameFor(header: SessionHeader): string {
-  return `${header.timestamp.replace(/[:.]/g, "-")}_${header.id}.jsonl`;
-}
-
-/** Upgrades v1 (no ids) and v2 (`hookMessage` role) entries in place. Returns true when something changed. */
-function migrate(header: SessionHeader, entries: SessionEntry[]): boolean {
-  const version = header.version ?? 1;
-  if (version >= CURRENT_SESSION_VERSION) return false;
-  if (version < 2) {
-    const taken = new Set<string>();
-    let parent: string | null = null;
-    for (const e of entries) {
-      const id = newEntryId(taken);
-      taken.add(id);
-      e.id = id;
-      e.parentId = parent;
-      parent = id;
-    }
-  }
-  for (const e of entries) {
-    const m = e.type === "message" ? (e.message as { role: string }) : undefined;
-    if (m && m.role === "hookMessage") m.role = "custom";
-  }
-  header.version = CURRENT_SESSION_VERSION;
-  return true;
-}
 
 export class SessionManager {
   private header: SessionHeader;
@@ -321,19 +277,7 @@ export class SessionManager {
   }
   /** The tree of entries (roots first; orphans become roots). */
   getTree(): SessionTreeNode[] {
-    const nodes = new Map<string, SessionTreeNode>();
-    for (const e of this.entries) {
-      const label = this.labels.get(e.id);
-      nodes.set(e.id, { entry: e, children: [], ...(label !== undefined ? { label } : {}) });
-    }
-    const roots: SessionTreeNode[] = [];
-    for (const e of this.entries) {
-      const node = nodes.get(e.id) as SessionTreeNode;
-      const parent = e.parentId === null ? undefined : nodes.get(e.parentId);
-      if (parent) parent.children.push(node);
-      else roots.push(node);
-    }
-    return roots;
+    return buildTree(this.entries, this.labels);
   }
 
   // ---- tree navigation ----

@@ -1,0 +1,129 @@
+/**
+ * The compaction state of one AgentSession: which session entry each message came from, which assistant usages
+ * are stale (they measured a context since compacted), and the "view" a compaction made during a running loop
+ * imposes on the loop's transcript (summary + kept messages) until the run ends and the transcript is reloaded.
+ */
+
+import type { Agent, AgentMessage } from "@tiller/agent";
+import type { Model } from "@tiller/ai";
+import { type CompactionReason, type CompactionResult, compact } from "../compaction/compact.js";
+import { estimateContextTokens } from "../compaction/estimate.js";
+import type { ModelRegistry } from "../models/model-registry.js";
+import { getLatestCompactionEntry } from "../session/context.js";
+import { createCompactionSummaryMessage } from "../session/messages.js";
+import type { SessionManager } from "../session/session-manager.js";
+import type { CompactionEntry } from "../session/types.js";
+import type { SettingsManager } from "../settings/settings-manager.js";
+import type { AgentSessionEvent } from "./events.js";
+
+export interface CompactionControllerDeps {
+  agent: Agent;
+  sessionManager: SessionManager;
+  settingsManager: SettingsManager;
+  modelRegistry: ModelRegistry;
+  emit: (event: AgentSessionEvent) => Promise<void> | undefined;
+}
+
+export class CompactionController {
+  /** Session entry id of every message on the current branch (by identity). */
+  readonly entryIds = new WeakMap<object, string>();
+  private readonly staleUsage = new WeakSet<object>();
+  private view: { firstKept: AgentMessage; summary: AgentMessage } | undefined;
+  private running = false;
+
+  constructor(private readonly deps: CompactionControllerDeps) {}
+
+  get isCompacting(): boolean {
+    return this.running;
+  }
+  /** True when a compaction during the current run is not yet reflected in the agent's transcript. */
+  get hasView(): boolean {
+    return this.view !== undefined;
+  }
+  clearView(): void {
+    this.view = undefined;
+  }
+
+  /** `messages` as the model should see them after a compaction made during the running loop. */
+  applyView(messages: AgentMessage[]): AgentMessage[] {
+    if (!this.view) return messages;
+    const i = messages.indexOf(this.view.firstKept);
+    return i < 0 ? messages : [this.view.summary, ...messages.slice(i)];
+  }
+
+  /** Estimated context size of `messages`, including system prompt and tool definitions. */
+  contextTokens(messages: readonly AgentMessage[]): number {
+    const state = this.deps.agent.state;
+    const tools = JSON.stringify(state.tools.map((t) => [t.name, t.description, t.parameters]));
+    const base = Math.ceil((state.systemPrompt.length + tools.length) / 4);
+    return estimateContextTokens(messages, { staleUsage: this.staleUsage, baseTokens: base });
+  }
+
+  /** Maps the messages of the session's current branch to their entry ids. */
+  indexBranch(): void {
+    for (const e of this.deps.sessionManager.getBranch()) if (e.type === "message") this.entryIds.set(e.message, e.id);
+  }
+
+  /**
+   * Compacts `messages` (the context as sent), writes the compaction entry and makes it effective for the rest
+   * of the run. Emits compaction_start/compaction_end; returns undefined when it could not compact (the reason is
+   * in `compaction_end.errorMessage`).
+   */
+  async run(
+    reason: CompactionReason,
+    messages: readonly AgentMessage[],
+    signal: AbortSignal | undefined,
+    willRetry: boolean,
+    customInstructions?: string,
+  ): Promise<CompactionResult | undefined> {
+    const { agent, sessionManager, settingsManager, modelRegistry, emit } = this.deps;
+    this.running = true;
+    await emit({ type: "compaction_start", reason });
+    try {
+      const previous = getLatestCompactionEntry(sessionManager.getBranch()) as
+        | CompactionEntry<Record<string, never>>
+        | undefined;
+      const model: Model = agent.state.model;
+      const apiKey = modelRegistry.getApiKey(model);
+      const result = await compact({
+        messages,
+        entryIdOf: (m) => this.entryIds.get(m),
+        settings: settingsManager.get().compaction,
+        model,
+        streamFn: agent.streamFn,
+        ...(apiKey ? { apiKey } : {}),
+        ...(signal ? { signal } : {}),
+        tokensBefore: this.contextTokens(messages),
+        ...(previous?.details ? { previousDetails: previous.details } : {}),
+        ...(customInstructions ? { customInstructions } : {}),
+      });
+      const id = sessionManager.appendCompaction(
+        result.summary,
+        result.firstKeptEntryId,
+        result.tokensBefore,
+        result.details,
+      );
+      const entry = sessionManager.getEntry(id) as CompactionEntry;
+      for (const m of messages) if (m.role === "assistant") this.staleUsage.add(m);
+      this.view = {
+        firstKept: messages[result.firstKeptIndex] as AgentMessage,
+        summary: createCompactionSummaryMessage(entry.summary, entry.tokensBefore, entry.timestamp),
+      };
+      await emit({ type: "compaction_end", reason, result, aborted: false, willRetry });
+      return result;
+    } catch (err) {
+      const errorMessage = err instanceof Error ? err.message : String(err);
+      await emit({
+        type: "compaction_end",
+        reason,
+        result: undefined,
+        aborted: signal?.aborted === true,
+        willRetry: false,
+        errorMessage,
+      });
+      return undefined;
+    } finally {
+      this.running = false;
+    }
+  }
+}

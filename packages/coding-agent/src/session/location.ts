@@ -1,0 +1,28 @@
+/** Where a session file lives: its directory (explicit, or per cwd under a Tiller home) and its file name. */
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { getSessionDir, getTillerHome } from "../home.js";
+import type { SessionHeader } from "./types.js";
+
+/** Where sessions live: an explicit directory, or the per-cwd directory under a Tiller home. */
+export interface SessionLocationOptions {
+  sessionDir?: string;
+  /** Tiller home (default `getTillerHome()`); ignored when `sessionDir` is given. */
+  home?: string;
+}
+
+export function asLocation(arg: string | SessionLocationOptions | undefined): SessionLocationOptions {
+  return typeof arg === "string" ? { sessionDir: arg } : (arg ?? {});
+}
+
+export function sessionDirFor(cwd: string, loc: SessionLocationOptions): string {
+  if (loc.sessionDir) {
+    mkdirSync(loc.sessionDir, { recursive: true });
+    return resolve(loc.sessionDir);
+  }
+  return getSessionDir(cwd, loc.home ?? getTillerHome());
+}
+
+export function fileNameFor(header: SessionHeader): string {
+  return `${header.timestamp.replace(/[:.]/g, "-")}_${header.id}.jsonl`;
+}
