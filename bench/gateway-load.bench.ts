@@ -1,0 +1,254 @@
+/**
+ * Gateway load: N concurrent sessions (default 200), each streaming D text deltas (default 2000) to its own
+ * WebSocket client, through a real gateway process (agent → session lane → global lane → engine → event
+ * bridge → bus → per-connection frames). Reports events/s, p50/p99 delta latency (model emission → client
+ * receipt, same clock) and gateway RSS per session, beside the loopback WebSocket floor measured in the
+ * same run: a bare `ws` server in its own process sending the same frames with the same pacing.
+ * The reference gateway (openclaw) needs Node ≥ 24 and cannot run here, so the floor is the comparison.
+ *   BENCH_SESSIONS=200 BENCH_DELTAS=2000 npm run bench -- gateway
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import WebSocket from "ws";
+import { GatewayClient } from "../packages/gateway/src/cli/gateway-client.js";
+import { CAP_DELTA_ONLY } from "../packages/gateway/src/server/connection.js";
+
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
+const DELTAS = Number(process.env.BENCH_DELTAS ?? 2000);
+const ROOT = join(import.meta.dirname, "..");
+const now = (): number => performance.timeOrigin + performance.now();
+
+interface Result {
+  name: string;
+  events: number;
+  seconds: number;
+  latencies: Float64Array;
+  rssBaseMb: number;
+  rssPeakMb: number;
+}
+
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function startSampler(pid: number): { stop(): number } {
+  let peak = rssMb(pid);
+  const t = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 50);
+  return {
+    stop: () => {
+      clearInterval(t);
+      return Math.max(peak, rssMb(pid));
+    },
+  };
+}
+
+function waitLine(proc: ChildProcess, re: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    proc.stdout?.on("data", (d: Buffer) => {
+      buf += String(d);
+      const m = re.exec(buf);
+      if (m) resolve(m);
+    });
+    proc.once("exit", (code) => reject(new Error(`process exited (${code}) before printing ${re}`)));
+  });
+}
+
+function parseLatency(delta: string, at: number, out: Float64Array, i: number): void {
+  const bar = delta.indexOf("|");
+  if (delta.charCodeAt(0) === 116 /* t */ && bar > 0) out[i] = at - Number(delta.slice(1, bar));
+}
+
+// ---- floor: a bare ws server sending the same frames -------------------------------------------------
+
+const FLOOR_SERVER = `
+import { WebSocketServer } from "ws";
+const D = Number(process.env.D);
+const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+const t = () => performance.timeOrigin + performance.now();
+wss.on("listening", () => console.log("listening " + wss.address().port));
+wss.on("connection", (ws) => {
+  ws.on("message", async (m) => {
+    const key = String(m);
+    for (let i = 0; i < D; i++) {
+      const delta = "t" + t().toFixed(3) + "|";
+      ws.send('{"type":"event","event":"agent","payload":{"runId":"' + key + '","seq":' + (i + 2) + ',"stream":"assistant","ts":' + Date.now() + ',"data":{"delta":"' + delta + '"},"sessionKey":"agent:main:' + key + '"},"seq":' + (i + 2) + '}');
+      if ((i + 1) % 16 === 0) await new Promise((r) => setImmediate(r));
+    }
+    ws.send('{"type":"res","id":"done","ok":true,"payload":{"status":"ok"}}');
+  });
+});`;
+
+async function runFloor(): Promise<Result> {
+  const proc = spawn(process.execPath, ["--input-type=module", "-e", FLOOR_SERVER], {
+    cwd: ROOT,
+    env: { ...process.env, D: String(DELTAS) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    const port = Number((await waitLine(proc, /listening (\d+)/))[1]);
+    const rssBase = rssMb(proc.pid as number);
+    const latencies = new Float64Array(SESSIONS * DELTAS);
+    let received = 0;
+    const sockets = await Promise.all(
+      Array.from(
+        { length: SESSIONS },
+        () =>
+          new Promise<WebSocket>((resolve, reject) => {
+            const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+            ws.once("open", () => resolve(ws));
+            ws.once("error", reject);
+          }),
+      ),
+    );
+    const sampler = startSampler(proc.pid as number);
+    const t0 = now();
+    await Promise.all(
+      sockets.map(
+        (ws, s) =>
+          new Promise<void>((resolve) => {
+            let n = 0;
+            ws.on("message", (data) => {
+              const at = now();
+              const f = JSON.parse(String(data)) as { type: string; payload: { data?: { delta?: string } } };
+              if (f.type === "res") return resolve();
+              const delta = f.payload.data?.delta;
+              if (delta) {
+                parseLatency(delta, at, latencies, s * DELTAS + n++);
+                received++;
+              }
+            });
+            ws.send(`floor-${s}`);
+          }),
+      ),
+    );
+    const seconds = (now() - t0) / 1000;
+    const peak = sampler.stop();
+    for (const ws of sockets) ws.close();
+    return { name: "ws floor", events: received, seconds, latencies, rssBaseMb: rssBase, rssPeakMb: peak };
+  } finally {
+    proc.kill("SIGKILL");
+  }
+}
+
+// ---- Tiller gateway ---------------------------------------------------------------------------------
+
+async function runGateway(): Promise<Result> {
+  const home = mkdtempSync(join(tmpdir(), "tiller-gw-bench-"));
+  writeFileSync(
+    join(home, "tiller.json"),
+    JSON.stringify({ agents: { defaults: { model: "bench/stream", maxConcurrent: SESSIONS } } }),
+  );
+  writeFileSync(
+    join(home, "models.json"),
+    JSON.stringify({ providers: { bench: { baseUrl: "", api: "tiller-bench", models: [{ id: "stream" }] } } }),
+  );
+  const proc = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
+      "--conditions=tiller-source",
+      "--import",
+      "tsx",
+      join(ROOT, "packages/gateway/src/cli/gateway-command.ts"),
+      "--port",
+      "0",
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, TILLER_HOME: home, TILLER_GATEWAY_BENCH_MODEL: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  try {
+    const url = (await waitLine(proc, /listening (ws:\/\/\S+)/))[1] as string;
+    const rssBase = rssMb(proc.pid as number);
+    const latencies = new Float64Array(SESSIONS * DELTAS);
+    let received = 0;
+    const counts = new Int32Array(SESSIONS);
+    const clients = await Promise.all(
+      Array.from({ length: SESSIONS }, (_, s) =>
+        GatewayClient.connect(url, {
+          caps: [CAP_DELTA_ONLY],
+          scopes: ["operator.write"],
+          onEvent: (f) => {
+            if (f.event !== "agent") return;
+            const at = now();
+            const p = f.payload as { stream: string; data: { delta?: string } };
+            if (p.stream !== "assistant" || !p.data.delta) return;
+            parseLatency(p.data.delta, at, latencies, s * DELTAS + counts[s]++);
+            received++;
+          },
+        }),
+      ),
+    );
+    const sampler = startSampler(proc.pid as number);
+    const t0 = now();
+    const finals = await Promise.all(
+      clients.map((c, s) =>
+        c.request(
+          "agent",
+          { message: `[deltas:${DELTAS}]`, idempotencyKey: randomUUID(), sessionKey: `bench-${s}` },
+          { expectFinal: true },
+        ),
+      ),
+    );
+    const seconds = (now() - t0) / 1000;
+    const peak = sampler.stop();
+    const bad = finals.filter((f) => (f as { status: string }).status !== "ok").length;
+    if (bad > 0) throw new Error(`${bad} runs did not end ok`);
+    await Promise.all(clients.map((c) => c.close()));
+    return { name: "tiller gateway", events: received, seconds, latencies, rssBaseMb: rssBase, rssPeakMb: peak };
+  } finally {
+    proc.kill("SIGTERM");
+    await new Promise((r) => proc.once("exit", r));
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function pct(sorted: Float64Array, p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+function summarize(r: Result) {
+  const sorted = r.latencies.slice(0, r.events).sort();
+  return {
+    eventsPerSec: r.events / r.seconds,
+    p50: pct(sorted, 50),
+    p99: pct(sorted, 99),
+    rssPerSessionMb: (r.rssPeakMb - r.rssBaseMb) / SESSIONS,
+    ...r,
+  };
+}
+
+const floor = summarize(await runFloor());
+const tiller = summarize(await runGateway());
+console.log(`${SESSIONS} sessions × ${DELTAS} deltas (${(SESSIONS * DELTAS).toLocaleString()} events per target)`);
+console.log("target          events   seconds   events/s   p50 ms   p99 ms   RSS base→peak MB   RSS/session MB");
+for (const r of [floor, tiller]) {
+  console.log(
+    `${r.name.padEnd(14)} ${String(r.events).padStart(8)} ${r.seconds.toFixed(2).padStart(9)} ${Math.round(
+      r.eventsPerSec,
+    )
+      .toLocaleString()
+      .padStart(
+        10,
+      )} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}   ${`${r.rssBaseMb.toFixed(0)}→${r.rssPeakMb.toFixed(0)}`.padStart(16)} ${r.rssPerSessionMb.toFixed(2).padStart(16)}`,
+  );
+}
+console.log(
+  `ratio tiller/floor: throughput ${(tiller.eventsPerSec / floor.eventsPerSec).toFixed(2)}×, p50 latency ${(tiller.p50 / floor.p50).toFixed(2)}×, p99 latency ${(tiller.p99 / floor.p99).toFixed(2)}×`,
+);
+if (tiller.events !== SESSIONS * DELTAS)
+  console.log(`note: ${SESSIONS * DELTAS - tiller.events} deltas dropped for slow clients`);
