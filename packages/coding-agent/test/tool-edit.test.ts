@@ -121,6 +121,21 @@ describe("edit tool", () => {
     expect(readFileSync(file("n.txt"), "utf8")).toBe("edited\n");
   });
 
+  it("does nothing when the run is already aborted", async () => {
+    writeFileSync(file("a.txt"), "keep\n");
+    await expect(
+      createEditTool(dir).execute(
+        "1",
+        { path: "a.txt", edits: [{ oldText: "keep", newText: "x" }] },
+        AbortSignal.abort(),
+      ),
+    ).rejects.toThrow("Edit aborted");
+    await expect(
+      createWriteTool(dir).execute("1", { path: "a.txt", content: "x" }, AbortSignal.abort()),
+    ).rejects.toThrow("Write aborted");
+    expect(readFileSync(file("a.txt"), "utf8")).toBe("keep\n");
+  });
+
   it("refuses escapes from the sandbox", async () => {
     await expect(
       createEditTool(dir, { sandbox: true }).execute("1", {

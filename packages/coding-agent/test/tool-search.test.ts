@@ -144,6 +144,13 @@ describe("find tool (pure JS)", () => {
     expect(textOf(await find().execute("1", { pattern: "*.nothing" }))).toBe("No files found matching pattern");
   });
 
+  it("reports aborts, missing folders and files given as folders", async () => {
+    await expect(find().execute("1", { pattern: "*" }, AbortSignal.abort())).rejects.toThrow("Search aborted");
+    await expect(find().execute("1", { pattern: "*", path: "nope" })).rejects.toThrow("Path not found: nope");
+    await expect(find().execute("1", { pattern: "*", path: "a.ts" })).rejects.toThrow("Not a directory: a.ts");
+    await expect(createLsTool(dir).execute("1", {}, AbortSignal.abort())).rejects.toThrow("ls aborted");
+  });
+
   it("does not follow symlinked folders out of the tree", async () => {
     const { dir: outside, cleanup: c2 } = tempDir();
     try {
