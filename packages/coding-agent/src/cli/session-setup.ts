@@ -66,7 +66,7 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
   const model = resolveModelArg(args, modelRegistry);
   const sessionManager = openSessionManager(args, cwd, home);
 
-  const tools = createTools(cwd, args, extensions.getTools());
+  const tools = await createTools(cwd, args, extensions.getTools());
   const baseSystemPrompt = buildSystemPrompt({
     cwd,
     tools,

@@ -175,8 +175,8 @@ class InteractiveApp implements CommandHost {
     this.handler.notice(message, level);
   }
 
-  async pick(title: string, items: SelectItem[]): Promise<string | undefined> {
-    const selector = new Selector(title, items);
+  async pick(title: string, items: SelectItem[], selected?: string): Promise<string | undefined> {
+    const selector = new Selector(title, items, selected);
     this.selector = selector;
     this.layout();
     this.renderer.requestRender();

@@ -8,9 +8,11 @@ export class Selector implements Component {
   readonly done: Promise<string | undefined>;
   private filter = "";
 
-  constructor(title: string, items: SelectItem[], maxVisible = 10) {
+  constructor(title: string, items: SelectItem[], selected?: string, maxVisible = 10) {
     this.title = new Text(c.bold(title) + c.gray("  (↑↓ move · type to filter · Enter choose · Esc cancel)"), 1, 0);
     this.list = new SelectList(items, maxVisible, selectListTheme);
+    const index = selected === undefined ? -1 : items.findIndex((i) => i.value === selected);
+    if (index > 0) this.list.setSelectedIndex(index);
     this.done = new Promise((resolve) => {
       this.list.onSelect = (item) => resolve(item.value);
       this.list.onCancel = () => resolve(undefined);

@@ -11,7 +11,8 @@ import { userText } from "./chat-items.js";
 export interface CommandHost {
   setup: CliSetup;
   notice(message: string, level?: "info" | "warning" | "error"): void;
-  pick(title: string, items: SelectItem[]): Promise<string | undefined>;
+  /** Shows a picker; `selected` is the value highlighted first. */
+  pick(title: string, items: SelectItem[], selected?: string): Promise<string | undefined>;
   setEditorText(text: string): void;
   /** Replaces the session (resume) and redraws the transcript. */
   openSession(path: string): Promise<void>;
@@ -58,6 +59,7 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
         const picked = await host.pick(
           "Model",
           models.map((m) => ({ value: `${m.provider}/${m.id}`, label: `${m.provider}/${m.id}`, description: m.name })),
+          `${session.model.provider}/${session.model.id}`,
         );
         if (!picked) return;
         choice = picked;
@@ -79,6 +81,7 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
         const picked = await host.pick(
           "Thinking level",
           THINKING_LEVELS.map((l) => ({ value: l, label: l })),
+          session.thinkingLevel,
         );
         if (!picked) return;
         level = picked;
