@@ -1,7 +1,7 @@
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
 import { describe, expect, it } from "vitest";
-import { type ReplyPayload, ReplyShaper, type ReplyShaperOptions } from "../src/reply/reply-shaper.js";
+import { ReplyShaper, type ReplyShaperOptions, type ShapedPayload } from "../src/reply/reply-shaper.js";
 
 function assistant(text: string, extra: Partial<AssistantMessage> = {}): AssistantMessage {
   return {
@@ -67,7 +67,7 @@ function tool(name: string, args: Record<string, unknown>, result: string, isErr
 
 function run(events: AgentEvent[], options: ReplyShaperOptions = {}) {
   const deltas: string[] = [];
-  const blocks: ReplyPayload[] = [];
+  const blocks: ShapedPayload[] = [];
   const reasoning: string[] = [];
   const shaper = new ReplyShaper({
     ...options,

@@ -18,7 +18,7 @@ import type { InternalHookRegistry } from "../hooks/internal-hooks.js";
 import { prepareRunPrompt, runModelHooks } from "../prompt/prepare-run-prompt.js";
 import { type SkillsSnapshot, takeSkillsSnapshot } from "../prompt/skills-snapshot.js";
 import type { SystemPromptReport } from "../prompt/system-prompt-builder.js";
-import type { BlockStreamingOptions, ReplyPayload as ShapedPayload } from "../reply/reply-shaper.js";
+import type { BlockStreamingOptions, ShapedPayload } from "../reply/reply-shaper.js";
 import { ReplyShaper } from "../reply/reply-shaper.js";
 import type { EngineEvent } from "../run/embedded-session.js";
 import type { ModelCall, ReplyPayload, RunContext, RunExtension } from "../run/run-types.js";

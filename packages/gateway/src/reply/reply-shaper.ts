@@ -12,7 +12,7 @@ import { ReplyDirectiveParser } from "./reply-directives.js";
 import { ThinkTagStripper } from "./think-tag-stripper.js";
 
 /** One outgoing reply (a block or a final payload). */
-export interface ReplyPayload {
+export interface ShapedPayload {
   text?: string;
   mediaUrls?: string[];
   audioAsVoice?: boolean;
@@ -45,7 +45,7 @@ export interface ReplyShaperOptions {
   messagingToolNames?: readonly string[];
   onAssistantDelta?: (e: { text: string; delta: string }) => void;
   onReasoningDelta?: (e: { text: string; delta: string }) => void;
-  onBlockReply?: (payload: ReplyPayload) => void;
+  onBlockReply?: (payload: ShapedPayload) => void;
 }
 
 export const SILENT_REPLY_TOKEN = "NO_REPLY";
@@ -200,9 +200,9 @@ export class ReplyShaper {
   }
 
   /** The final payloads of the run. */
-  finalize(): ReplyPayload[] {
+  finalize(): ShapedPayload[] {
     if (this.msg) this.endMessage(undefined);
-    const out: ReplyPayload[] = [];
+    const out: ShapedPayload[] = [];
     if (this.opts.reasoning === "on" && !this.opts.blockStreaming) {
       for (const r of this.reasonings) out.push({ text: r, isReasoning: true });
     }
@@ -212,7 +212,7 @@ export class ReplyShaper {
     let renderable = 0;
     for (const t of this.texts) {
       if (t.streamedAsBlocks) continue;
-      const payload: ReplyPayload = {};
+      const payload: ShapedPayload = {};
       if (t.text && !isSilentReply(t.text) && !this.isMessagingDuplicate(t.text)) payload.text = t.text;
       if (t.mediaUrls.length > 0) payload.mediaUrls = t.mediaUrls;
       if (t.audioAsVoice) payload.audioAsVoice = true;
@@ -315,7 +315,7 @@ export class ReplyShaper {
 
   private sendBlock(m: MessageState, text: string | undefined): void {
     const d = m.directives.directives;
-    const payload: ReplyPayload = {};
+    const payload: ShapedPayload = {};
     if (text && !this.isMessagingDuplicate(text)) payload.text = text;
     const media = d.mediaUrls.slice(m.mediaSent);
     if (media.length > 0) payload.mediaUrls = media;
@@ -336,7 +336,7 @@ export class ReplyShaper {
     this.deliverBlock(payload);
   }
 
-  private deliverBlock(payload: ReplyPayload): void {
+  private deliverBlock(payload: ShapedPayload): void {
     this.blocksSent++;
     this.opts.onBlockReply?.(payload);
   }
