@@ -7,7 +7,8 @@
  *
  * KIND: 401 | 402 | 429 (Retry-After: 120) | 500 | 529 | hang | cut-early (before any text) | cut-late
  * (after two text deltas) | malformed (a broken JSON chunk first) | overflow (context length exceeded).
- * Without a directive (or once N failures are spent) it answers "echo: <message>" in three deltas.
+ * Without a directive (or once N failures are spent) it answers "echo: <message>" in three deltas;
+ * `[delay:MS]` spaces those events MS apart.
  * Every request is logged with the key it carried and the model it asked for.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -135,7 +136,9 @@ export async function startFaultProvider(): Promise<FaultProvider> {
       }
     }
     log.push({ text, key, model, ...(fault ? { fault } : {}) });
-    return fault ? faultReply(fault, text) : { events: echoEvents(text) };
+    if (fault) return faultReply(fault, text);
+    const delay = /\[delay:(\d+)\]/.exec(text);
+    return { events: echoEvents(text), ...(delay ? { delayMs: Number(delay[1]) } : {}) };
   });
   return {
     server,
