@@ -48,6 +48,11 @@ describe("read tool", () => {
     writeFileSync(path.join(dir, "a.txt"), "1\n2\n3\n4\n5\n");
     const text = textOf(await createReadTool(dir).execute("1", { path: "a.txt", offset: 2, limit: 2 }));
     expect(text).toBe("2\n3\n\n[2 more lines in file. Use offset=4 to continue.]");
+    const fromZero = textOf(await createReadTool(dir).execute("1", { path: "a.txt", offset: 0, limit: 1 }));
+    expect(fromZero).toBe("1\n\n[4 more lines in file. Use offset=2 to continue.]");
+    await expect(createReadTool(dir).execute("1", { path: "a.txt", offset: -3 })).rejects.toThrow(
+      "offset must be a positive integer, got -3",
+    );
   });
 
   it("refuses an offset past the end and a missing file with clear errors", async () => {

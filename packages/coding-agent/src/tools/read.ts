@@ -85,7 +85,8 @@ export function createReadTool(
     parameters: readSchema,
     async execute(_id, params, signal) {
       if (signal?.aborted) throw new Error("Read aborted");
-      const offset = positiveInt(params.offset, "offset");
+      // Models often mean "from the start" by offset 0.
+      const offset = positiveInt(params.offset === 0 ? 1 : params.offset, "offset");
       const limit = positiveInt(params.limit, "limit");
       const abs = resolveToolPath(params.path, cwd, options);
       let info: { isDirectory(): boolean; size: number };
