@@ -10,6 +10,7 @@ export * from "./plugins/gateway-extensions.js";
 export * from "./plugins/gateway-run-extension.js";
 export * from "./plugins/hook-runner.js";
 export * from "./plugins/hook-types.js";
+export * from "./plugins/install.js";
 export * from "./plugins/plugin-loader.js";
 export * from "./plugins/plugin-registry.js";
 export * from "./prompt/bootstrap-files.js";
