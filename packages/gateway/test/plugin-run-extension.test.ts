@@ -1,0 +1,163 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: a partial RunContext is enough for the stages under test.
+/**
+ * The run extension's event handling without a process: compaction retry resets the shaper (nothing from the
+ * failed attempt is sent), before/after_compaction fire, the assistant stream carries cleaned deltas, block replies
+ * go out as `assistant` events of type "block".
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AgentEvent } from "@tiller/agent";
+import type { AssistantMessage } from "@tiller/ai";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createGatewayRunExtension } from "../src/plugins/gateway-run-extension.js";
+import { HookRunner } from "../src/plugins/hook-runner.js";
+import type { ErasedHookHandler, PluginHookName } from "../src/plugins/hook-types.js";
+import type { RunContext, RunOutcome } from "../src/run/run-types.js";
+
+let home: string;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), "tiller-ext-"));
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+function fakeCtx(emitted: { stream: string; data: any }[]): RunContext {
+  return {
+    runId: "r1",
+    memberRunIds: ["r1"],
+    sessionKey: "agent:main:main",
+    agentId: "main",
+    request: {
+      runId: "r1",
+      sessionKey: "agent:main:main",
+      agentId: "main",
+      message: "hi",
+      acceptedAt: 1,
+      source: "agent",
+    },
+    config: {
+      home,
+      agents: { list: [{ id: "main" }], defaultId: "main", defaults: { workspace: join(home, "workspace") } },
+      raw: {},
+    },
+    session: { sessionId: "s1", sessionFile: "" },
+    prompt: "hi",
+    model: {
+      ref: "mock/m",
+      model: { provider: "mock", id: "m", api: "openai-completions", contextWindow: 100_000, input: ["text"] },
+    },
+    thinking: "off",
+    verbose: false,
+    timeoutMs: 1000,
+    workspaceDir: home,
+    skills: [],
+    systemPrompt: "",
+    callModel: (() => {
+      throw new Error("no model call expected");
+    }) as any,
+    signal: new AbortController().signal,
+    emit: (stream: string, data: any) => emitted.push({ stream, data }),
+    newMessages: [],
+    usage: {} as any,
+    state: {},
+    startedAt: 1,
+  } as unknown as RunContext;
+}
+
+function msg(text: string): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [{ type: "text", text }],
+    api: "openai-completions",
+    provider: "mock",
+    model: "m",
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: {} as any },
+    stopReason: "stop",
+    timestamp: 0,
+  };
+}
+
+function textEvents(deltas: string[]): AgentEvent[] {
+  const m = msg(deltas.join(""));
+  return [
+    { type: "message_start", message: m },
+    ...deltas.map(
+      (delta): AgentEvent => ({
+        type: "message_update",
+        message: m,
+        assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta, partial: m },
+      }),
+    ),
+    { type: "message_end", message: m },
+  ];
+}
+
+const obs = (hookName: PluginHookName, seen: string[]) => ({
+  pluginId: "obs",
+  hookName,
+  priority: 0,
+  handler: (() => {
+    seen.push(hookName);
+  }) as ErasedHookHandler,
+});
+
+const outcome: RunOutcome = {
+  status: "ok",
+  summary: "completed",
+  startedAt: 1,
+  endedAt: 2,
+  result: { payloads: [], meta: { durationMs: 1, agentMeta: { sessionId: "s1", provider: "mock", model: "m" } } },
+};
+
+describe("gateway run extension", () => {
+  it("a compaction retry drops the failed attempt's text; compaction hooks fire; deltas are cleaned in place", async () => {
+    const seen: string[] = [];
+    const hooks = new HookRunner([
+      obs("before_compaction", seen),
+      obs("after_compaction", seen),
+      obs("agent_end", seen),
+    ]);
+    const ext = createGatewayRunExtension({ hooks });
+    const emitted: { stream: string; data: any }[] = [];
+    const ctx = fakeCtx(emitted);
+    await ext.resolveModel?.(ctx);
+    const failed = textEvents(["Half <think>plan</think>an ans"]);
+    for (const e of failed) ext.onEngineEvent?.(ctx, e);
+    const delta = (failed[1] as any).assistantMessageEvent.delta;
+    expect(delta).toBe("Half an ans");
+    ext.onEngineEvent?.(ctx, { type: "compaction_start", reason: "overflow" });
+    ext.onEngineEvent?.(ctx, { type: "compaction_end", willRetry: true });
+    for (const e of textEvents(["The whole answer."])) ext.onEngineEvent?.(ctx, e);
+    const payloads = await ext.shapeReply?.(ctx, [{ text: "unshaped", mediaUrl: null }]);
+    expect(payloads).toEqual([{ text: "The whole answer.", mediaUrl: null }]);
+    await ext.onRunEnd?.(ctx, outcome);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(seen).toEqual(["before_compaction", "after_compaction", "agent_end"]);
+  });
+
+  it("block streaming sends blocks as assistant events and keeps them out of the final payloads", async () => {
+    const ext = createGatewayRunExtension({
+      hooks: new HookRunner(),
+      blockStreaming: { minChars: 5, maxChars: 30, break: "text_end" },
+    });
+    const emitted: { stream: string; data: any }[] = [];
+    const ctx = fakeCtx(emitted);
+    await ext.resolveModel?.(ctx);
+    for (const e of textEvents(["First block here.\n\nSecond ", "block here."])) ext.onEngineEvent?.(ctx, e);
+    const blocks = emitted.filter((e) => e.stream === "assistant" && e.data.type === "block").map((e) => e.data.text);
+    expect(blocks).toEqual(["First block here.", "Second block here."]);
+    expect(await ext.shapeReply?.(ctx, [])).toEqual([]);
+  });
+
+  it("buildPrompt creates the agent workspace on first use and puts the report in the run state", async () => {
+    const ext = createGatewayRunExtension({ hooks: new HookRunner() });
+    const ctx = fakeCtx([]);
+    await ext.resolveModel?.(ctx);
+    await ext.buildPrompt?.(ctx);
+    expect(ctx.workspaceDir).toBe(join(home, "workspace"));
+    expect(ctx.systemPrompt).toContain(`Your working directory is ${join(home, "workspace")}`);
+    const st = ctx.state["gateway-shaping"] as any;
+    expect(st.report.sections.map((s: any) => s.id)).toContain("project_context");
+    expect(st.report.bootstrapFiles.every((f: any) => f.missing)).toBe(true);
+  });
+});
