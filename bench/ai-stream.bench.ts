@@ -5,7 +5,8 @@
  */
 import { stream as piStream } from "@mariozechner/pi-ai";
 import { stream as tillerStream } from "@tiller/ai";
-import { encodeSse, type MockServer, startMockServer } from "../packages/ai/test/helpers/mock-server.js";
+import { encodeSse } from "../packages/ai/test/helpers/mock-server.js";
+import { type SseFileServer, startSseFileServer } from "../packages/ai/test/helpers/sse-file-server.js";
 import {
   anthropicEvents,
   geminiEvents,
@@ -38,7 +39,7 @@ const CASES: Case[] = [
   { api: "google-generative-ai", provider: "google", basePath: "/v1beta", events: (t) => geminiEvents(t) },
 ];
 
-function model(c: Case, server: MockServer) {
+function model(c: Case, server: SseFileServer) {
   return {
     id: "bench-model",
     name: "bench",
@@ -55,13 +56,15 @@ function model(c: Case, server: MockServer) {
 
 type StreamLike = AsyncIterable<{ type: string }> & { result(): Promise<{ stopReason: string; content: unknown[] }> };
 
-async function timeOne(run: () => StreamLike): Promise<{ ms: number; events: number; stop: string }> {
+async function timeOne(run: () => StreamLike): Promise<{ ms: number; cpuMs: number; events: number; stop: string }> {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const s = run();
   let events = 0;
   for await (const _ of s) events++;
   const result = await s.result();
-  return { ms: performance.now() - t0, events, stop: result.stopReason };
+  const cpu = process.cpuUsage(c0);
+  return { ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, events, stop: result.stopReason };
 }
 
 function median(xs: number[]): number {
@@ -75,14 +78,16 @@ const textBytes = Buffer.byteLength(text.join(""));
 console.log(
   `text stream: ${DELTAS} deltas, ${(textBytes / 1e6).toFixed(2)} MB of text; median of ${RUNS} runs each (alternating)`,
 );
-console.log("| api | SSE size | Tiller MB/s | pi-ai MB/s | Tiller/pi | Tiller events |");
-console.log("| --- | --- | --- | --- | --- | --- |");
+console.log(
+  "| api | SSE size | Tiller MB/s (wall) | pi-ai MB/s (wall) | Tiller/pi | Tiller MB/s (client CPU) | pi-ai MB/s (client CPU) | Tiller/pi (CPU) |",
+);
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const c of CASES) {
   const sse = c
     .events({ text, usage: { input: 10, output: DELTAS } })
     .map(encodeSse)
     .join("");
-  const server = await startMockServer(() => ({ sse }));
+  const server = await startSseFileServer(sse);
   try {
     const m = model(c, server);
     const tiller = () => tillerStream(m as never, context, { apiKey: "k" }) as unknown as StreamLike;
@@ -91,21 +96,28 @@ for (const c of CASES) {
     await timeOne(pi);
     const tt: number[] = [];
     const pt: number[] = [];
+    const tc: number[] = [];
+    const pc: number[] = [];
     let events = 0;
     for (let i = 0; i < RUNS; i++) {
       const a = await timeOne(tiller);
       if (a.stop !== "stop") throw new Error(`tiller ${c.api} ended with ${a.stop}`);
       tt.push(a.ms);
+      tc.push(a.cpuMs);
       events = a.events;
       const b = await timeOne(pi);
       if (b.stop !== "stop") throw new Error(`pi ${c.api} ended with ${b.stop}`);
       pt.push(b.ms);
+      pc.push(b.cpuMs);
     }
     const tMBs = textBytes / 1e6 / (median(tt) / 1000);
     const pMBs = textBytes / 1e6 / (median(pt) / 1000);
+    const tC = textBytes / 1e6 / (median(tc) / 1000);
+    const pC = textBytes / 1e6 / (median(pc) / 1000);
     console.log(
-      `| ${c.api} | ${(sse.length / 1e6).toFixed(1)} MB | ${tMBs.toFixed(2)} | ${pMBs.toFixed(2)} | ${(tMBs / pMBs).toFixed(2)}x | ${events} |`,
+      `| ${c.api} | ${(sse.length / 1e6).toFixed(1)} MB | ${tMBs.toFixed(2)} | ${pMBs.toFixed(2)} | ${(tMBs / pMBs).toFixed(2)}x | ${tC.toFixed(2)} | ${pC.toFixed(2)} | ${(tC / pC).toFixed(2)}x |`,
     );
+    void events;
   } finally {
     await server.close();
   }

@@ -1,0 +1,182 @@
+/**
+ * One tool call whose JSON arguments (a `write` of a large file) stream in 64-byte fragments through the real
+ * openai-completions provider from a loopback server, Tiller vs @mariozechner/pi-ai 0.73.1.
+ *
+ * Tiller parses the arguments incrementally (each fragment costs its own length), so time should grow
+ * linearly with size; pi-ai re-parses the whole buffer on every fragment (quadratic), so it runs only at
+ * small sizes under a time cap and its larger sizes are extrapolated.
+ */
+import { stream as piStream } from "@mariozechner/pi-ai";
+import { stream as tillerStream } from "@tiller/ai";
+import { encodeSse } from "../packages/ai/test/helpers/mock-server.js";
+import { startSseFileServer } from "../packages/ai/test/helpers/sse-file-server.js";
+import { openaiChatEvents } from "../packages/ai/test/helpers/vendor-events.js";
+
+const FRAGMENT = 64;
+const TILLER_SIZES = [100_000, 1_000_000, 4_000_000];
+const PI_SIZES = [20_000, 50_000, 100_000];
+const PI_CAP_MS = Number(process.env.BENCH_PI_CAP_MS ?? 30_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+
+function argsOfSize(bytes: number): string {
+  const line = 'export const value = "some \\"quoted\\" text";\n';
+  let content = "";
+  while (content.length < bytes) content += line;
+  return JSON.stringify({ path: "src/big-file.ts", content: content.slice(0, bytes) });
+}
+
+function sseFor(args: string): string {
+  const fragments: string[] = [];
+  for (let i = 0; i < args.length; i += FRAGMENT) fragments.push(args.slice(i, i + FRAGMENT));
+  const events = openaiChatEvents({
+    toolCalls: [{ id: "call_big", name: "write", args: fragments }],
+    finish: "tool",
+    usage: { input: 10, output: fragments.length },
+  });
+  return events.map(encodeSse).join("");
+}
+
+type Ev = { type: string; toolCall?: { arguments: Record<string, unknown> } };
+type StreamLike = AsyncIterable<Ev> & { result(): Promise<{ stopReason: string }> };
+
+interface Timing {
+  totalMs: number;
+  /** CPU time of this process (the server runs in another one) */
+  cpuMs: number;
+  /** first toolcall_delta → toolcall_end */
+  argsMs: number;
+  contentLength: number;
+}
+
+async function timeOne(run: () => StreamLike): Promise<Timing> {
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  let first = 0;
+  let end = 0;
+  let contentLength = -1;
+  const s = run();
+  for await (const e of s) {
+    if (e.type === "toolcall_delta" && first === 0) first = performance.now();
+    if (e.type === "toolcall_end") {
+      end = performance.now();
+      contentLength = String(e.toolCall?.arguments.content ?? "").length;
+    }
+  }
+  const result = await s.result();
+  if (result.stopReason !== "toolUse") throw new Error(`ended with ${result.stopReason}`);
+  const cpu = process.cpuUsage(c0);
+  return { totalMs: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, argsMs: end - first, contentLength };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+const model = (baseUrl: string) => ({
+  id: "bench-model",
+  name: "bench",
+  api: "openai-completions",
+  provider: "openai",
+  baseUrl,
+  reasoning: false,
+  input: ["text" as const],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  contextWindow: 1_000_000,
+  maxTokens: 100_000,
+});
+const context = { messages: [{ role: "user" as const, content: "Write the file.", timestamp: 0 }] };
+
+async function measure(impl: "tiller" | "pi", size: number, runs: number): Promise<Timing> {
+  const args = argsOfSize(size);
+  const expected = (JSON.parse(args) as { content: string }).content.length;
+  const sse = sseFor(args);
+  const server = await startSseFileServer(sse);
+  try {
+    const m = model(`${server.url}/v1`);
+    const run = () =>
+      (impl === "tiller"
+        ? tillerStream(m as never, context, { apiKey: "k" })
+        : piStream(m as never, context, { apiKey: "k" })) as unknown as StreamLike;
+    const timings: Timing[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t = await timeOne(run);
+      if (t.contentLength !== expected) throw new Error(`${impl} ${size}: content ${t.contentLength} != ${expected}`);
+      timings.push(t);
+    }
+    return {
+      totalMs: median(timings.map((t) => t.totalMs)),
+      cpuMs: median(timings.map((t) => t.cpuMs)),
+      argsMs: median(timings.map((t) => t.argsMs)),
+      contentLength: expected,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+const kb = (n: number) => (n >= 1e6 ? `${n / 1e6} MB` : `${n / 1e3} KB`);
+
+console.log(`tool-call arguments in ${FRAGMENT}-byte fragments via openai-completions (loopback SSE)`);
+await measure("tiller", 50_000, 1); // warm-up
+console.log(
+  "| impl | size | fragments | request→done (wall) | client CPU | first delta→toolcall_end | growth vs previous size |",
+);
+console.log("| --- | --- | --- | --- | --- | --- | --- |");
+const tiller: Timing[] = [];
+for (const size of TILLER_SIZES) {
+  const t = await measure("tiller", size, RUNS);
+  const prev = tiller.at(-1);
+  const prevSize = TILLER_SIZES[tiller.length - 1];
+  const growth =
+    prev && prevSize
+      ? `x${(t.totalMs / prev.totalMs).toFixed(1)} time for x${size / prevSize} size (exponent ${(Math.log(t.totalMs / prev.totalMs) / Math.log(size / prevSize)).toFixed(2)})`
+      : "";
+  tiller.push(t);
+  console.log(
+    `| Tiller | ${kb(size)} | ${Math.ceil(size / FRAGMENT)} | ${fmt(t.totalMs)} | ${fmt(t.cpuMs)} | ${fmt(t.argsMs)} | ${growth} |`,
+  );
+}
+
+await measure("pi", 5_000, 1); // warm-up
+const pi: { size: number; t: Timing }[] = [];
+let spent = 0;
+for (const size of PI_SIZES) {
+  if (spent > PI_CAP_MS) {
+    console.log(`| pi-ai | ${kb(size)} | skipped (time cap ${PI_CAP_MS / 1000} s reached) | | | | |`);
+    continue;
+  }
+  const t = await measure("pi", size, 1);
+  spent += t.totalMs;
+  const prev = pi.at(-1);
+  const growth = prev
+    ? `x${(t.totalMs / prev.t.totalMs).toFixed(1)} time for x${size / prev.size} size (exponent ${(Math.log(t.totalMs / prev.t.totalMs) / Math.log(size / prev.size)).toFixed(2)})`
+    : "";
+  pi.push({ size, t });
+  console.log(
+    `| pi-ai | ${kb(size)} | ${Math.ceil(size / FRAGMENT)} | ${fmt(t.totalMs)} | ${fmt(t.cpuMs)} | ${fmt(t.argsMs)} | ${growth} |`,
+  );
+}
+
+const lastPi = pi.at(-1);
+if (lastPi) {
+  const tillerAt = tiller[TILLER_SIZES.indexOf(lastPi.size)];
+  if (tillerAt) {
+    console.log(`\nat ${kb(lastPi.size)}: pi-ai / Tiller = ${(lastPi.t.totalMs / tillerAt.totalMs).toFixed(1)}x`);
+  }
+  for (const size of [1_000_000, 4_000_000]) {
+    const est = lastPi.t.argsMs * (size / lastPi.size) ** 2;
+    const ours = tiller[TILLER_SIZES.indexOf(size)];
+    console.log(
+      `pi-ai at ${kb(size)} (quadratic extrapolation from ${kb(lastPi.size)}): ~${fmt(est)}` +
+        (ours ? `; Tiller measured ${fmt(ours.totalMs)} (~${(est / ours.totalMs).toFixed(0)}x)` : ""),
+    );
+  }
+}
+const four = tiller[TILLER_SIZES.indexOf(4_000_000)];
+if (four) {
+  console.log(
+    `\nTiller 4 MB under 1 s: ${four.totalMs < 1000 ? "yes" : "NO"} (wall ${fmt(four.totalMs)}, client CPU ${fmt(four.cpuMs)}; load average ${(await import("node:os")).loadavg()[0]?.toFixed(1)})`,
+  );
+}
