@@ -182,7 +182,7 @@ describe.each(providers)("$name SSE under random chunking and corruption", (p) =
           const { body: bytes, destroy } = applyCorruption(body, corruption);
           next = { body: bytes, chunks, destroy };
           const stream = p.stream(p.model(), CONTEXT, { apiKey: "k", timeoutMs: DEADLINE_MS });
-          const events: { type: string }[] = [];
+          const events: AssistantMessageEvent[] = [];
           const drained = (async () => {
             for await (const e of stream) events.push(e);
             return stream.result();
@@ -194,10 +194,10 @@ describe.each(providers)("$name SSE under random chunking and corruption", (p) =
           const result = await Promise.race([drained, deadline]);
           clearTimeout(timer);
           expect(result, `stream hung (${corruption.kind})`).not.toBe("hang");
-          assertWellFormed(events as Parameters<typeof assertWellFormed>[0]);
+          assertWellFormed(events);
           const terminal = events.at(-1);
           if (terminal?.type === "error") {
-            const msg = (terminal as { error: { errorMessage?: string } }).error.errorMessage;
+            const msg = terminal.error.errorMessage;
             expect(typeof msg === "string" && msg.length > 0, "an error names what went wrong").toBe(true);
           }
           if (corruption.kind === "none") {
