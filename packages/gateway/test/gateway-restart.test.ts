@@ -80,4 +80,4 @@ it("restarts with sessions intact and the killed run marked interrupted", async 
   expect(sent.filter((r: string) => r === "user").length).toBeGreaterThanOrEqual(2);
   await b.client.close();
   await second.stop();
-});
+}, 90_000); // two gateway start-ups (~9 s each on a loaded 2-core machine)
