@@ -2,7 +2,7 @@
 /**
  * The run extension's event handling without a process: compaction retry resets the shaper (nothing from the
  * failed attempt is sent), before/after_compaction fire, the assistant stream carries cleaned deltas, block replies
- * go out as `assistant` events of type "block".
+ * go out on the `block` stream.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -144,7 +144,7 @@ describe("gateway run extension", () => {
     const ctx = fakeCtx(emitted);
     await ext.resolveModel?.(ctx);
     for (const e of textEvents(["First block here.\n\nSecond ", "block here."])) ext.onEngineEvent?.(ctx, e);
-    const blocks = emitted.filter((e) => e.stream === "assistant" && e.data.type === "block").map((e) => e.data.text);
+    const blocks = emitted.filter((e) => e.stream === "block").map((e) => e.data.text);
     expect(blocks).toEqual(["First block here.", "Second block here."]);
     expect(await ext.shapeReply?.(ctx, [])).toEqual([]);
   });

@@ -21,7 +21,7 @@ import type { SystemPromptReport } from "../prompt/system-prompt-builder.js";
 import type { BlockStreamingOptions, ShapedPayload } from "../reply/reply-shaper.js";
 import { ReplyShaper } from "../reply/reply-shaper.js";
 import type { EngineEvent } from "../run/embedded-session.js";
-import type { ModelCall, ReplyPayload, RunContext, RunExtension } from "../run/run-types.js";
+import type { AgentStream, ModelCall, ReplyPayload, RunContext, RunExtension } from "../run/run-types.js";
 import { buildGatewayToolset } from "../tools/gateway-tool-pipeline.js";
 import type { GatewayToolDeps } from "../tools/gateway-tools.js";
 import { createGatewayTools } from "../tools/gateway-tools.js";
@@ -32,6 +32,12 @@ import type { PluginHookContext } from "./hook-types.js";
 import type { PluginRegistry } from "./plugin-registry.js";
 
 export const SHAPING_STATE_KEY = "gateway-shaping";
+/** `agent` event stream of block replies (one event per block: text, mediaUrls, replyToId…). */
+export const BLOCK_STREAM = "block" as AgentStream;
+/** `agent` event stream of reasoning when `reasoning: "stream"` ({ text, delta }). */
+export const THINKING_STREAM = "thinking" as AgentStream;
+/** Most sessions whose skills snapshot / start are remembered (oldest forgotten first). */
+const MAX_REMEMBERED_SESSIONS = 1000;
 
 /** What the extension keeps per run (in `ctx.state[SHAPING_STATE_KEY]`). */
 export interface ShapingRunState {
@@ -100,6 +106,11 @@ function syntheticCall(text: string, pluginId: string): ModelCall {
   };
 }
 
+function remember(set: Set<string>, id: string): void {
+  set.add(id);
+  if (set.size > MAX_REMEMBERED_SESSIONS) set.delete(set.values().next().value as string);
+}
+
 function toRunPayload(p: ShapedPayload): ReplyPayload {
   return {
     text: p.text ?? "",
@@ -135,8 +146,9 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
           enforceFinalTag: o.enforceFinalTag,
           blockStreaming: o.blockStreaming ?? false,
           onAssistantDelta: (e) => stateOf(ctx)?.pendingDeltas.push(e.delta),
-          onBlockReply: (p) => ctx.emit("assistant", { type: "block", ...p }),
-          onReasoningDelta: (e) => ctx.emit("assistant", { type: "reasoning", text: e.text, delta: e.delta }),
+          // Own streams, so clients that print `assistant` deltas never mistake blocks or reasoning for reply text.
+          onBlockReply: (p) => ctx.emit(BLOCK_STREAM, { ...p }),
+          onReasoningDelta: (e) => ctx.emit(THINKING_STREAM, { text: e.text, delta: e.delta }),
         }),
       };
       ctx.state[SHAPING_STATE_KEY] = st;
@@ -146,7 +158,7 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
         hookContext,
       );
       if (!startedSessions.has(ctx.session.sessionId)) {
-        startedSessions.add(ctx.session.sessionId);
+        remember(startedSessions, ctx.session.sessionId);
         await hooks.runObserver(
           "session_start",
           { sessionKey: ctx.sessionKey, sessionId: ctx.session.sessionId, resumed: ctx.session.sessionFile !== "" },
@@ -195,6 +207,7 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
       if (!snapshot) {
         snapshot = takeSkillsSnapshot({ workspaceDir: agentWs, home: cfg.home, config: cfg.raw });
         snapshots.set(ctx.session.sessionId, snapshot);
+        if (snapshots.size > MAX_REMEMBERED_SESSIONS) snapshots.delete(snapshots.keys().next().value as string);
       }
       ctx.skills = snapshot.skills.map((s) => ({ name: s.name, description: s.description }));
 
