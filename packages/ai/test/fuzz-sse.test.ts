@@ -13,7 +13,14 @@ import { streamSimpleAnthropic } from "../src/providers/anthropic.js";
 import { streamSimpleGoogle } from "../src/providers/google.js";
 import { streamSimpleOpenAICompletions } from "../src/providers/openai-completions.js";
 import { streamSimpleOpenAIResponses } from "../src/providers/openai-responses.js";
-import type { Api, AssistantMessageEventStreamLike, Context, Model, SimpleStreamOptions } from "../src/types.js";
+import type {
+  Api,
+  AssistantMessageEvent,
+  AssistantMessageEventStreamLike,
+  Context,
+  Model,
+  SimpleStreamOptions,
+} from "../src/types.js";
 import { assertWellFormed, testModel } from "./helpers/collect.js";
 import { encodeSse, type SseEvent } from "./helpers/mock-server.js";
 import {
