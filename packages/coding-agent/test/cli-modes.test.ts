@@ -77,11 +77,14 @@ describe("tiller -p (print mode)", () => {
     }
   });
 
-  it("an unknown model or tool is a usage error (exit 2)", async () => {
-    const [model, tool] = await Promise.all([
+  it("an unknown model or tool is a usage error (exit 2); --list-models shows models.json entries", async () => {
+    const [model, tool, list] = await Promise.all([
       runCli(["-p", "--model", "nope-9", "hi"], { cwd: fx.project, env: fx.env }),
       runCli(["-p", "--tools", "read,teleport", "hi"], { cwd: fx.project, env: fx.env }),
+      runCli(["--list-models", "mock"], { cwd: fx.project, env: fx.env }),
     ]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^mock\/mock-1\s+ready/m);
     expect(model.code).toBe(2);
     expect(model.stderr).toContain('unknown model "nope-9"');
     expect(tool.code).toBe(2);

@@ -7,7 +7,7 @@ import type { CliArgs } from "./args.js";
 import { CliUsageError } from "./errors.js";
 import { eventForWire } from "./event-json.js";
 import { toJsonLine } from "./jsonl.js";
-import { type CliSetup, setupSession, submit } from "./session-setup.js";
+import { type CliSetup, setupSession, shutdown, submit } from "./session-setup.js";
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) return "";
@@ -88,7 +88,7 @@ export async function runPrintMode(args: CliArgs): Promise<number> {
     return code;
   } finally {
     process.off("SIGINT", stop);
-    setup.session.dispose();
+    await shutdown(setup);
   }
 }
 
@@ -118,6 +118,6 @@ export async function runJsonMode(args: CliArgs): Promise<number> {
   } finally {
     process.off("SIGINT", stop);
     unsubscribe();
-    session.dispose();
+    await shutdown(setup);
   }
 }

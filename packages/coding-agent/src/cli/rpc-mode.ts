@@ -9,7 +9,7 @@ import { THINKING_LEVELS } from "./args.js";
 import { CliUsageError } from "./errors.js";
 import { eventForWire } from "./event-json.js";
 import { createJsonlReader, toJsonLine } from "./jsonl.js";
-import { type CliSetup, setupSession, submit } from "./session-setup.js";
+import { type CliSetup, setupSession, shutdown, submit } from "./session-setup.js";
 
 type Command = { id?: string | number; type: string } & Record<string, unknown>;
 type Handler = (cmd: Command, setup: CliSetup) => Promise<unknown> | unknown;
@@ -73,11 +73,16 @@ const HANDLERS: Record<string, Handler> = {
   },
   compact: async (cmd, { session }) =>
     session.compact(typeof cmd.customInstructions === "string" ? cmd.customInstructions : undefined),
-  new_session: (_cmd, { session }) => ({ sessionFile: session.newSession() ?? null, sessionId: session.sessionId }),
-  fork: (cmd, { session }) => ({
-    sessionFile: session.fork(typeof cmd.entryId === "string" ? cmd.entryId : undefined) ?? null,
-    sessionId: session.sessionId,
-  }),
+  new_session: async (_cmd, { session, extensions }) => {
+    const sessionFile = session.newSession() ?? null;
+    await extensions.emit({ type: "session_start", reason: "new", sessionId: session.sessionId });
+    return { sessionFile, sessionId: session.sessionId };
+  },
+  fork: async (cmd, { session, extensions }) => {
+    const sessionFile = session.fork(typeof cmd.entryId === "string" ? cmd.entryId : undefined) ?? null;
+    await extensions.emit({ type: "session_start", reason: "fork", sessionId: session.sessionId });
+    return { sessionFile, sessionId: session.sessionId };
+  },
   get_fork_messages: (_cmd, { session }) => ({
     messages: session.sessionManager
       .getBranch()
@@ -219,6 +224,6 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
   });
   // stdin closed: let a running turn finish, then leave.
   while (session.isStreaming) await new Promise((r) => setTimeout(r, 20));
-  session.dispose();
+  await shutdown(setup);
   return 0;
 }

@@ -95,6 +95,11 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
   if (offline) notes.push({ level: "info", message: OFFLINE_NOTE });
 
   wireExtensions(session, extensions, cwd, options);
+  await extensions.emit({
+    type: "session_start",
+    reason: args.continue || args.session || args.resume ? "resume" : "startup",
+    sessionId: session.sessionId,
+  });
   return {
     session,
     extensions,
@@ -194,6 +199,12 @@ const AGENT_EVENT_TYPES: Record<string, true> = {
   tool_execution_update: true,
   tool_execution_end: true,
 };
+
+/** Ends a CLI session: extensions get `session_shutdown`, then the session file's lock is released. */
+export async function shutdown(setup: CliSetup): Promise<void> {
+  await setup.extensions.emit({ type: "session_shutdown" });
+  setup.session.dispose();
+}
 
 export type SubmitResult = { kind: "prompted" } | { kind: "queued"; as: "steer" | "followUp" } | { kind: "handled" };
 

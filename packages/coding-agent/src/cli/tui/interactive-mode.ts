@@ -6,7 +6,7 @@ import { Editor, matchesKey, ProcessTerminal, type SelectItem, type TUI } from "
 import type { CliArgs } from "../args.js";
 import { CliUsageError } from "../errors.js";
 import { readVersion } from "../main.js";
-import { type CliSetup, setupSession, submit } from "../session-setup.js";
+import { type CliSetup, setupSession, shutdown, submit } from "../session-setup.js";
 import { NoticeItem } from "./chat-items.js";
 import { ChatView } from "./chat-view.js";
 import { SessionEventHandler } from "./event-handler.js";
@@ -87,6 +87,11 @@ class InteractiveApp implements CommandHost {
       this.attach();
       if (this.setup.session.messages.length > 0) this.showBranch();
       process.once("SIGTERM", () => this.quit());
+      if (this.args.resume) {
+        runBuiltinCommand(this, "resume", "").catch((err: unknown) =>
+          this.handler.notice(err instanceof Error ? err.message : String(err), "error"),
+        );
+      }
       const first = this.args.messages.join(" ").trim();
       if (first) this.onSubmit(first);
       this.renderer.requestRender();
@@ -202,7 +207,7 @@ class InteractiveApp implements CommandHost {
         notify: (m, l) => this.handler.notice(m, l),
       },
     );
-    this.setup.session.dispose();
+    await shutdown(this.setup);
     this.setup = next;
     this.attach();
     this.handler.notice(`resumed ${path}`);
@@ -241,8 +246,7 @@ class InteractiveApp implements CommandHost {
     this.unsubscribe?.();
     const { session } = this.setup;
     const done = () => {
-      session.dispose();
-      this.exit(0);
+      shutdown(this.setup).finally(() => this.exit(0));
     };
     if (session.isStreaming) session.abort().then(done, done);
     else done();

@@ -104,6 +104,7 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
     }
     case "new":
       session.newSession();
+      await host.setup.extensions.emit({ type: "session_start", reason: "new", sessionId: session.sessionId });
       host.notice("new session started");
       host.refreshInfo();
       return;
@@ -147,6 +148,7 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
       const text = entry.type === "message" ? userText((entry.message as { content?: unknown }).content) : "";
       if (entry.parentId) session.fork(entry.parentId);
       else session.newSession();
+      await host.setup.extensions.emit({ type: "session_start", reason: "fork", sessionId: session.sessionId });
       host.notice(`forked into ${session.sessionFile ?? "a new session"}`);
       host.showBranch();
       host.setEditorText(text);
