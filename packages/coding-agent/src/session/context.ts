@@ -10,9 +10,8 @@ import type { CompactionEntry, SessionContext, SessionEntry, SessionTreeNode } f
 export function pathToRoot(byId: ReadonlyMap<string, SessionEntry>, leafId: string | null): SessionEntry[] {
   const path: SessionEntry[] = [];
   let current = leafId === null ? undefined : byId.get(leafId);
-  const seen = new Set<string>();
-  while (current && !seen.has(current.id)) {
-    seen.add(current.id);
+  // A parent cycle (corrupt file) would loop forever: a path can never be longer than the map.
+  while (current && path.length <= byId.size) {
     path.push(current);
     current = current.parentId === null ? undefined : byId.get(current.parentId);
   }
