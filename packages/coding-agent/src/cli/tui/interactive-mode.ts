@@ -2,7 +2,15 @@
  * The interactive terminal UI (default when stdin is a terminal). Enter sends; while the agent works Enter steers
  * and Alt+Enter queues a follow-up; Esc aborts. Rendering: see live-renderer.ts (scrollback kept, no flicker).
  */
-import { Editor, matchesKey, ProcessTerminal, type SelectItem, type TUI } from "@mariozechner/pi-tui";
+import {
+  CombinedAutocompleteProvider,
+  Editor,
+  matchesKey,
+  ProcessTerminal,
+  type SelectItem,
+  type SlashCommand,
+  type TUI,
+} from "@mariozechner/pi-tui";
 import type { CliArgs } from "../args.js";
 import { CliUsageError } from "../errors.js";
 import { readVersion } from "../main.js";
@@ -99,9 +107,19 @@ class InteractiveApp implements CommandHost {
   }
 
   private attach(): void {
+    this.editor.setAutocompleteProvider(new CombinedAutocompleteProvider(this.slashCommands(), process.cwd(), null));
     this.unsubscribe?.();
     this.unsubscribe = this.setup.session.subscribe((event) => this.handler.handle(event));
     this.refreshInfo();
+  }
+
+  /** Built-in, extension, template and skill commands, offered by the editor after "/". */
+  private slashCommands(): SlashCommand[] {
+    const out: SlashCommand[] = Object.entries(BUILTIN_COMMANDS).map(([name, description]) => ({ name, description }));
+    for (const [name, c] of this.setup.extensions.getCommands()) out.push({ name, description: c.description ?? "" });
+    for (const t of this.setup.templates) out.push({ name: t.name, description: t.description });
+    for (const sk of this.setup.skills) out.push({ name: `skill:${sk.name}`, description: sk.description });
+    return out;
   }
 
   private layout(): void {
@@ -115,11 +133,9 @@ class InteractiveApp implements CommandHost {
       return;
     }
     const { session } = this.setup;
-    if (matchesKey(data, "escape")) {
-      if (session.isStreaming) {
-        void session.abort();
-        this.handler.notice("aborting…", "warning");
-      }
+    if (matchesKey(data, "escape") && session.isStreaming) {
+      void session.abort();
+      this.handler.notice("aborting…", "warning");
       return;
     }
     if (matchesKey(data, "alt+enter")) {
