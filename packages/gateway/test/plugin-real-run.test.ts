@@ -35,6 +35,14 @@ const toolCall = (command: string): MockReply => ({
   }),
 });
 
+const toolCallOf = (name: string, args: Record<string, unknown>): MockReply => ({
+  events: openaiChatEvents({
+    toolCalls: [{ id: `call_${randomUUID().slice(0, 8)}`, name, args: [JSON.stringify(args)] }],
+    finish: "tool",
+    usage,
+  }),
+});
+
 function contentText(c: unknown): string {
   if (typeof c === "string") return c;
   if (Array.isArray(c)) return c.map((p: any) => p.text ?? "").join("");
@@ -45,8 +53,17 @@ function contentText(c: unknown): string {
 function script(body: any): MockReply {
   const messages: any[] = body?.messages ?? [];
   const last = messages.at(-1);
-  if (last?.role === "tool") return text(["done: ", contentText(last.content).trim()]);
   const user = contentText([...messages].reverse().find((m) => m.role === "user")?.content);
+  if (last?.role === "tool" && user.includes("[read-missing]")) return text(["NO_REPLY"]);
+  if (last?.role === "tool" && user.includes("[relay]")) return text(["Relayed: the build is green."]);
+  if (last?.role === "tool") return text(["done: ", contentText(last.content).trim()]);
+  if (user.includes("[read-missing]")) return toolCallOf("read", { path: "no-such-file.txt" });
+  if (user.includes("[relay]")) {
+    return toolCallOf("sessions_send", {
+      sessionKey: "agent:main:relay-target",
+      message: "Relayed: the build is green.",
+    });
+  }
   if (user.includes("[exec]")) return toolCall("echo hello-from-exec");
   if (user.includes("[danger]")) return toolCall("rm -rf /tmp/tiller-should-never-run");
   if (user.includes("[think]")) return text(["<thi", "nk>hidden reasoning</thi", "nk>Visible [[rep", "ly:m1]] answer"]);
@@ -279,6 +296,31 @@ describe("plugins in a real gateway run", () => {
     expect(streamed).toBe("Visible  answer");
     expect(JSON.stringify(r.events)).not.toContain("hidden reasoning");
     expect(r.final.result.payloads).toEqual([{ text: "Visible  answer (via recorder)", mediaUrl: null }]);
+  });
+
+  it("when nothing renders and a tool failed, the reply is a short tool-error message", async () => {
+    const r = await run("[read-missing] show me", "tool-error");
+    expect(r.requests).toHaveLength(2);
+    expect(r.final.result.payloads).toHaveLength(1);
+    expect(r.final.result.payloads[0]).toMatchObject({ isError: true });
+    expect(r.final.result.payloads[0].text).toMatch(/^⚠️ read failed: .*no-such-file\.txt.* \(via recorder\)$/);
+  });
+
+  it("text a messaging tool (sessions_send) already delivered is not sent again", async () => {
+    const r = await run("[relay] tell the other session", "relay");
+    expect(r.requests.length).toBeGreaterThanOrEqual(2);
+    expect(r.final.status).toBe("ok");
+    expect(r.final.result.payloads).toEqual([]);
+    // The target session got the message as a run of its own.
+    await until(
+      () =>
+        mock.requests.some((q) => {
+          const lastMsg = q.body.messages.at(-1);
+          return lastMsg?.role === "user" && contentText(lastMsg.content).includes("Relayed: the build is green.");
+        }),
+      10_000,
+      "the relayed run",
+    );
   });
 
   it("/new runs the command hook (its message is in the reply) and ends the old session (session_end)", async () => {
