@@ -83,3 +83,20 @@ test("a malformed profile file is a clear error naming the file and key", () => 
   expect(() => new AuthProfileStore(path)).toThrow(/profiles\.openai:x needs "provider" and "key"/);
   expect(readFileSync(path, "utf8")).toContain("openai:x");
 });
+
+test("a Retry-After longer than the ladder step sets the cooldown; a shorter one does not shorten it", () => {
+  const store = storeWith("openai:a", "openai:b");
+  expect(store.markFailure("openai:a", "rate_limit", 120_000)).toBe(now + 120_000);
+  expect(store.markFailure("openai:b", "rate_limit", 1_000)).toBe(now + 30_000);
+});
+
+test("keys added by hand while running are picked up; a malformed edit keeps the last good state", () => {
+  const path = join(dir, "auth-profiles.json");
+  const store = storeWith("openai:a");
+  const file = JSON.parse(readFileSync(path, "utf8"));
+  file.profiles["openai:new"] = { provider: "openai", type: "api_key", key: "sk-new" };
+  writeFileSync(path, JSON.stringify(file));
+  expect(store.order("openai").map((p) => p.id)).toEqual(["openai:a", "openai:new"]);
+  writeFileSync(path, "{ broken");
+  expect(store.order("openai").map((p) => p.id)).toEqual(["openai:a", "openai:new"]);
+});

@@ -12,8 +12,8 @@ const emptyFile = (): AuthProfileFile => ({ version: 1, profiles: {}, usage: {},
  */
 export class AuthProfileStore {
   private data: AuthProfileFile;
-  /** mtime of the file as last read or written; another value means someone edited it meanwhile. */
-  private mtimeMs = 0;
+  /** mtime and size of the file as last read or written; other values mean someone edited it meanwhile. */
+  private mtimeMs = "";
 
   constructor(
     readonly path: string,
@@ -23,8 +23,9 @@ export class AuthProfileStore {
     this.mtimeMs = AuthProfileStore.mtime(path);
   }
 
-  private static mtime(path: string): number {
-    return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  private static mtime(path: string): string {
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st ? `${st.mtimeMs}:${st.size}` : "";
   }
 
   /**

@@ -39,7 +39,7 @@ export interface FailoverCallOptions {
 }
 
 type AttemptEnd =
-  | { kind: "done"; message: AssistantMessage }
+  | { kind: "done"; message: AssistantMessage; event: AssistantMessageEvent }
   | { kind: "failed"; message: AssistantMessage; forwarded: boolean };
 
 /** Returns a ModelCall that tries `model` (each of its profiles), then each fallback, in order. */
@@ -61,8 +61,8 @@ export function withFailover(call: ModelCall, options: FailoverCallOptions): Mod
         if (event.type === "error") return { kind: "failed", message: event.error, forwarded };
         if (event.type === "done") {
           for (const e of held) out.push(e);
-          out.push(event);
-          return { kind: "done", message: event.message };
+          // The terminal event waits until the store and onAnswered have recorded who answered.
+          return { kind: "done", message: event.message, event };
         }
         if (!forwarded && event.type === "start") {
           held.push(event);
@@ -123,7 +123,8 @@ export function withFailover(call: ModelCall, options: FailoverCallOptions): Mod
           },
         });
         options.onAnswered?.({ provider: answer.provider, model: answer.model, profileId: answer.profileId });
-        if (answer.result.kind === "failed") {
+        if (answer.result.kind === "done") out.push(answer.result.event);
+        else {
           out.push({
             type: "error",
             reason: answer.result.message.stopReason === "aborted" ? "aborted" : "error",
