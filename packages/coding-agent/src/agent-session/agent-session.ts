@@ -18,16 +18,14 @@ import {
   type Model,
   type UserMessage,
 } from "@tiller/ai";
-import { type CompactionReason, type CompactionResult, compact } from "../compaction/compact.js";
-import { estimateContextTokens, estimateTokens, shouldCompact } from "../compaction/estimate.js";
+import type { CompactionResult } from "../compaction/compact.js";
+import { estimateTokens, shouldCompact } from "../compaction/estimate.js";
 import { pruneContext } from "../compaction/pruning.js";
-import { CompactionError, summarize } from "../compaction/summarize.js";
+import { CompactionError } from "../compaction/summarize.js";
 import type { ModelRegistry } from "../models/model-registry.js";
 import { isRetryableFailure, retryDelayMs, sleep } from "../retry.js";
-import { getLatestCompactionEntry } from "../session/context.js";
-import { convertToLlm, createCompactionSummaryMessage } from "../session/messages.js";
+import { convertToLlm } from "../session/messages.js";
 import type { SessionManager } from "../session/session-manager.js";
-import type { CompactionEntry } from "../session/types.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import { CompactionController } from "./compaction-controller.js";
 import type { AgentSessionEvent, AgentSessionEventListener, ContextUsage, SessionStats } from "./events.js";
@@ -447,7 +445,7 @@ export class AgentSession {
 
   /** Records model and thinking level before the first message of a fresh session (pi does the same). */
   private writeInitialState(): void {
-    if (this.sessionManager.getEntries().length > 0) return;
+    if (this.sessionManager.getEntryCount() > 0) return;
     this.sessionManager.appendModelChange(this.model.provider, this.model.id);
     this.sessionManager.appendThinkingLevelChange(this.thinkingLevel);
   }

@@ -9,21 +9,11 @@
  * - Reading streams the file (see `reader.ts`); a torn last line is skipped with a warning and fenced off by a
  *   newline before the next append.
  */
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { AgentMessage } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
-import { getSessionDir, getTillerHome } from "../home.js";
+import { getTillerHome } from "../home.js";
 import { buildSessionContext, buildTree, pathToRoot } from "./context.js";
 import { newEntryId, uuidv7 } from "./ids.js";
 import { type ListOptions, listAllSessions, listSessions } from "./list.js";
@@ -249,6 +239,10 @@ export class SessionManager {
   }
   getEntry(id: string): SessionEntry | undefined {
     return this.byId.get(id);
+  }
+  /** Number of entries (all branches), without copying them. */
+  getEntryCount(): number {
+    return this.entries.length;
   }
   /** All entries in file order (a copy of the list; entries themselves must not be mutated). */
   getEntries(): SessionEntry[] {
