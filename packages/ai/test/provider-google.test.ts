@@ -76,6 +76,22 @@ describe("google specifics", () => {
     });
   });
 
+  it("sends no thinkingConfig when no reasoning level is given, and budget 0 for off", async () => {
+    server = await startGeminiMock([
+      { events: geminiEvents({ text: ["a"] }) },
+      { events: geminiEvents({ text: ["b"] }) },
+    ]);
+    const model = testModel("google-generative-ai", {
+      id: "gemini-2.5-flash",
+      provider: "google",
+      baseUrl: server.url,
+    });
+    await collect(streamSimpleGoogle(model, CONTEXT, { apiKey: "k" }));
+    await collect(streamSimpleGoogle(model, CONTEXT, { apiKey: "k", reasoning: "off" }));
+    expect(server.requests[0]!.body.generationConfig?.thinkingConfig).toBeUndefined();
+    expect(server.requests[1]!.body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 0 });
+  });
+
   it("strips JSON-schema keys Gemini rejects and maps const, type arrays and null branches", () => {
     const schema = {
       $schema: "http://json-schema.org/draft-07/schema#",

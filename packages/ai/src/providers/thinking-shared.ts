@@ -24,10 +24,17 @@ export const DEFAULT_THINKING_BUDGETS: Record<ThinkingLevel, number> = {
   xhigh: 32768,
 };
 
-/** The level to send: undefined → off; non-reasoning models → off; otherwise clamped to what the model supports. */
-export function effectiveLevel(model: Model<Api>, level: ModelThinkingLevel | undefined): ModelThinkingLevel {
+/**
+ * The level to send: undefined stays undefined (the provider's default: no reasoning parameter is sent);
+ * non-reasoning models get off; otherwise the level is clamped to what the model supports.
+ */
+export function effectiveLevel(
+  model: Model<Api>,
+  level: ModelThinkingLevel | undefined,
+): ModelThinkingLevel | undefined {
+  if (level === undefined) return undefined;
   if (!model.reasoning) return "off";
-  if (!level || level === "off") return clampOff(model);
+  if (level === "off") return clampOff(model);
   return clampThinkingLevel(model, level);
 }
 
@@ -70,8 +77,8 @@ const REJECTED_PARAM = /reasoning|thinking|effort|budget/i;
  */
 export function streamWithThinkingFallback(
   model: Model<Api>,
-  level: ModelThinkingLevel,
-  attempt: (level: ModelThinkingLevel) => AssistantMessageEventStreamLike,
+  level: ModelThinkingLevel | undefined,
+  attempt: (level: ModelThinkingLevel | undefined) => AssistantMessageEventStreamLike,
 ): AssistantMessageEventStream {
   const out = createAssistantMessageEventStream();
   void (async () => {
@@ -80,6 +87,7 @@ export function streamWithThinkingFallback(
       let heldStart: AssistantMessageEvent | undefined;
       let forwarded = false;
       let retryWith: ModelThinkingLevel | undefined;
+      // undefined means "no retry"; a retry always names a level.
       for await (const event of attempt(current)) {
         if (!forwarded && event.type === "start") {
           heldStart = event;
@@ -89,6 +97,7 @@ export function streamWithThinkingFallback(
           !forwarded &&
           event.type === "error" &&
           event.reason === "error" &&
+          current !== undefined &&
           current !== "off" &&
           tries < 2 &&
           event.error.errorStatus === 400 &&
