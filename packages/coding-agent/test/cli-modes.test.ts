@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliFixture, makeFixture } from "./cli-helpers/fixture.js";
 import { type ChatRequestBody, lastUserText, type MockServer, startMockOpenAI } from "./cli-helpers/mock-openai.js";
-import { CLI_COMMAND, runCli } from "./cli-helpers/spawn-cli.js";
+import { startRpc } from "./cli-helpers/rpc-client.js";
+import { runCli } from "./cli-helpers/spawn-cli.js";
 
 let server: MockServer;
 let fx: CliFixture;
@@ -149,46 +149,15 @@ describe("tiller --mode json", () => {
 
 describe("tiller --mode rpc", () => {
   it("answers commands by id, streams events, keeps U+2028 inside a message, reports bad input", async () => {
-    const child = spawn(CLI_COMMAND[0]!, [...CLI_COMMAND.slice(1), "--mode", "rpc", "--no-session"], {
-      cwd: fx.project,
-      env: { ...process.env, ...fx.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const lines: Array<Record<string, unknown>> = [];
-    let buf = "";
-    let stderr = "";
-    const waiters: Array<() => void> = [];
-    child.stderr.on("data", (d) => (stderr += d));
-    child.stdout.on("data", (d: Buffer) => {
-      buf += d.toString("utf8");
-      let nl = buf.indexOf("\n");
-      while (nl >= 0) {
-        lines.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
-        buf = buf.slice(nl + 1);
-        nl = buf.indexOf("\n");
-      }
-      for (const w of waiters.splice(0)) w();
-    });
-    const waitFor = async (pred: (l: Record<string, unknown>) => boolean, what: string) => {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const hit = lines.find(pred);
-        if (hit) return hit;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 200);
-        });
-      }
-    };
-    const send = (v: unknown) => child.stdin.write(`${JSON.stringify(v)}\n`);
+    const rpc = startRpc(["--no-session"], { cwd: fx.project, env: fx.env });
+    const { send, waitFor } = rpc;
     try {
       send({ id: "s1", type: "get_state" });
       const state = await waitFor((l) => l.id === "s1", "get_state");
       expect(state).toMatchObject({ type: "response", command: "get_state", success: true });
       expect((state.data as { model: { id: string } }).model.id).toBe("mock-1");
 
-      child.stdin.write('{"id":"bad", "type": \n'); // broken JSON
+      rpc.sendRaw('{"id":"bad", "type": \n'); // broken JSON
       send({ id: "u1", type: "teleport" });
       send({ id: "t1", type: "set_thinking_level", level: "enormous" });
       expect(await waitFor((l) => l.command === "parse", "parse error")).toMatchObject({ success: false });
@@ -219,9 +188,7 @@ describe("tiller --mode rpc", () => {
       send({ id: "s2", type: "get_state" });
       expect(await waitFor((l) => l.id === "s2", "state after new")).toMatchObject({ data: { messageCount: 0 } });
     } finally {
-      child.stdin.end();
+      expect(await rpc.close()).toBe(0);
     }
-    const code = await new Promise<number | null>((r) => child.on("close", r));
-    expect(code).toBe(0);
   });
 });

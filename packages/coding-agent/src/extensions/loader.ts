@@ -55,7 +55,15 @@ let tsImportPromise: Promise<TsImport> | undefined;
 
 /** tsx's loader is only pulled in when a TypeScript extension exists (it costs start-up time). */
 function getTsImport(): Promise<TsImport> {
-  tsImportPromise ??= import("tsx/esm/api").then((m) => m.tsImport as unknown as TsImport);
+  tsImportPromise ??= import("tsx/esm/api").then(
+    (m) => m.tsImport as unknown as TsImport,
+    (err: unknown) => {
+      tsImportPromise = undefined;
+      throw new Error(
+        `TypeScript extensions need the "tsx" package (npm install tsx), or compile the extension to .js (${errorText(err)})`,
+      );
+    },
+  );
   return tsImportPromise;
 }
 
