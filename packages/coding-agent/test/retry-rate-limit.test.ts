@@ -68,6 +68,35 @@ describe("automatic retry", () => {
     session.dispose();
   });
 
+  it("abort() during the backoff wait ends the prompt at once and reports the retry as failed", async () => {
+    const faux = registerFauxProvider();
+    faux.setResponses([failure("429 rate limit", 429), fauxAssistantMessage("never reached")]);
+    const { session } = await createAgentSession({
+      cwd: "/proj",
+      model: faux.getModel(),
+      sessionManager: SessionManager.inMemory("/proj"),
+      settingsManager: SettingsManager.inMemory({
+        retry: { enabled: true, maxRetries: 3, baseDelayMs: 60_000, maxDelayMs: 60_000 },
+      }),
+    });
+    const events: AgentSessionEvent[] = [];
+    session.subscribe((e) => {
+      if (e.type.startsWith("auto_retry")) {
+        events.push(e);
+        if (e.type === "auto_retry_start") setTimeout(() => void session.abort(), 20);
+      }
+    });
+    const started = Date.now();
+    await session.prompt("hello");
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(events.map((e) => e.type)).toEqual(["auto_retry_start", "auto_retry_end"]);
+    expect(events[1]).toMatchObject({ success: false, attempt: 1, finalError: "retry aborted" });
+    expect(faux.getPendingResponseCount()).toBe(1);
+    expect(session.isStreaming).toBe(false);
+    session.dispose();
+    faux.unregister();
+  });
+
   it("never retries auth failures", async () => {
     const { events, session } = await run([failure("401 invalid x-api-key", 401)]);
     expect(events).toEqual([]);

@@ -188,7 +188,15 @@ export class AgentSession {
     try {
       this.writeInitialState();
       await this.agent.prompt([userMessage(text, options.images)]);
-      while ((await this.finishRun()) === "continue") await this.agent.continue();
+      while ((await this.finishRun()) === "continue") {
+        try {
+          await this.agent.continue();
+        } catch (err) {
+          // Nothing left to re-run (e.g. the transcript now ends with an assistant message): stop quietly.
+          await this.endRetry(false, err instanceof Error ? err.message : String(err));
+          break;
+        }
+      }
     } finally {
       this.running = false;
       this.controller = undefined;
