@@ -233,6 +233,26 @@ describe("session file format v3", () => {
     expect(infoA).toMatchObject({ name: "named", firstMessage: "first question", cwd: "/p" });
   });
 
+  it("continueRecent reopens the newest session of the directory, or creates one; listAll spans directories", () => {
+    const home = join(dir, "home");
+    const fresh = SessionManager.continueRecent("/a", { home });
+    expect(fresh.getEntries()).toEqual([]);
+    fresh.appendMessage(user("in a"));
+    fresh.close();
+    const other = SessionManager.create("/b", { home });
+    other.appendMessage(user("in b"));
+    other.close();
+    const again = SessionManager.continueRecent("/a", { home });
+    expect(again.getSessionId()).toBe(fresh.getSessionId());
+    expect(again.getSessionFile()).toContain(join("sessions", "--a--"));
+    again.close();
+    expect(
+      SessionManager.listAll(home)
+        .map((s) => s.firstMessage)
+        .sort(),
+    ).toEqual(["in a", "in b"]);
+  });
+
   it("tool results keep their pairing through a round trip", () => {
     const sm = SessionManager.create("/p", dir);
     const call: AssistantMessage = {
