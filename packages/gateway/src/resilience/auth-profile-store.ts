@@ -134,6 +134,12 @@ export class AuthProfileStore {
   /** Records a successful call: clears the failure ladder and pins the profile to the session. */
   markSuccess(id: string, sessionKey?: string): void {
     const u = this.usage(id);
+    // Only a cleared failure or a new sticky choice is written at once; a bare lastUsed bump (every healthy
+    // call) stays in memory and goes to disk with the next real change, so the hot path does no file I/O.
+    const changed =
+      u.errorCount !== 0 ||
+      u.cooldownUntil !== undefined ||
+      (sessionKey !== undefined && this.data.sessionProfiles[sessionKey] !== id);
     this.data.usage[id] = {
       ...u,
       lastUsed: this.clock(),
@@ -142,7 +148,7 @@ export class AuthProfileStore {
       cooldownReason: undefined,
     };
     if (sessionKey) this.data.sessionProfiles[sessionKey] = id;
-    this.save();
+    if (changed) this.save();
   }
 
   /** Records that the profile was used (before the outcome is known), for least-recently-used order. */
