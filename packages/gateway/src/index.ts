@@ -47,6 +47,7 @@ export * from "./store/session-store.js";
 export * from "./tools/gateway-tool-pipeline.js";
 export * from "./tools/gateway-tools.js";
 export * from "./tools/tool-engine.js";
+export * from "./tools/png-resize.js";
 export * from "./tools/tool-hooks.js";
 export * from "./tools/tool-policy.js";
 export * from "./tools/tool-result-sanitizer.js";

@@ -8,6 +8,7 @@ import { HookRunner } from "../src/plugins/hook-runner.js";
 import type { ErasedHookHandler, PluginHookName } from "../src/plugins/hook-types.js";
 import { buildGatewayToolset } from "../src/tools/gateway-tool-pipeline.js";
 import { createGatewayTools } from "../src/tools/gateway-tools.js";
+import { decodePng, encodePng } from "../src/tools/png-resize.js";
 import { ToolCallBlockedError } from "../src/tools/tool-hooks.js";
 import { resolveToolPolicy, toolDeniedBy } from "../src/tools/tool-policy.js";
 import { imageDimensions, sanitizeToolContent } from "../src/tools/tool-result-sanitizer.js";
@@ -191,7 +192,7 @@ function png(width: number, height: number, extraBytes = 0): string {
 }
 
 describe("tool result sanitizer: images", () => {
-  it("keeps small images, replaces oversized ones with a note, and uses a resizer when given", async () => {
+  it("keeps small images, replaces undecodable oversized ones with a note, and uses a resizer when given", async () => {
     const small = { type: "image" as const, data: png(100, 80), mimeType: "image/png" };
     const huge = { type: "image" as const, data: png(4000, 3000), mimeType: "image/png" };
     const plain = await sanitizeToolContent([small, huge]);
@@ -210,6 +211,30 @@ describe("tool result sanitizer: images", () => {
     });
     expect(resized.report.imagesResized).toBe(1);
     expect(imageDimensions((resized.content[0] as { data: string }).data)).toEqual({ width: 1200, height: 900 });
+  });
+
+  it("real PNGs are downscaled to fit (colours kept); formats it cannot decode are replaced", async () => {
+    const w = 2400;
+    const h = 1000;
+    const data = new Uint8Array(w * h * 4);
+    for (let i = 0; i < w * h; i++) data.set([200, 100, 50, 255], i * 4);
+    const big = {
+      type: "image" as const,
+      data: encodePng({ width: w, height: h, data }).toString("base64"),
+      mimeType: "image/png",
+    };
+    const r = await sanitizeToolContent([big]);
+    expect(r.report).toMatchObject({ imagesResized: 1, imagesReplaced: 0 });
+    const out = decodePng(Buffer.from((r.content[0] as { data: string }).data, "base64"));
+    expect(out).toMatchObject({ width: 1200, height: 500 });
+    expect([...(out?.data.subarray(0, 4) ?? [])]).toEqual([200, 100, 50, 255]);
+    const jpegHead = Buffer.from([
+      0xff, 0xd8, 0xff, 0xe0, 0, 4, 0, 0, 0xff, 0xc0, 0, 11, 8, 0x0f, 0xa0, 0x0f, 0xa0, 3, 0, 0,
+    ]);
+    const jpeg = await sanitizeToolContent([
+      { type: "image", data: jpegHead.toString("base64"), mimeType: "image/jpeg" },
+    ]);
+    expect(jpeg.report.imagesReplaced).toBe(1);
   });
 
   it("replaces images over the byte limit and reads JPEG and GIF sizes", async () => {

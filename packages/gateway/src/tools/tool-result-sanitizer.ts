@@ -1,9 +1,10 @@
 /**
  * Tool results are sanitized before they are stored in the transcript or sent to clients: text beyond a size cap
  * is cut with a note saying how much was left out, and image payloads larger than the byte or pixel limits are
- * resized (when a resizer is supplied) or replaced by a short text note. Pure apart from the optional resizer.
+ * resized (PNG by default, any format with a supplied resizer) or replaced by a short text note.
  */
 import type { ImageContent, TextContent } from "@tiller/ai";
+import { resizePngImage } from "./png-resize.js";
 
 export const TOOL_RESULT_MAX_CHARS = 8000;
 export const TOOL_ERROR_MAX_CHARS = 400;
@@ -124,9 +125,8 @@ export async function sanitizeToolContent(
       continue;
     }
     const info: ImageInfo = { mimeType: block.mimeType, bytes, ...dims };
-    const resized = options.resizeImage
-      ? await options.resizeImage(block, info, { maxDimension: maxDim, maxBytes }).catch(() => undefined)
-      : undefined;
+    const resizer = options.resizeImage ?? resizePngImage;
+    const resized = await resizer(block, info, { maxDimension: maxDim, maxBytes }).catch(() => undefined);
     if (resized && base64Bytes(resized.data) <= maxBytes) {
       report.imagesResized++;
       out.push(resized);
