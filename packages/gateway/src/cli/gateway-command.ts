@@ -7,8 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { loadConfig, resolveTillerHome } from "../config/load-config.js";
-import { registerBenchModel } from "../run/bench-model.js";
 import { attachGatewayShaping, gatewayShapingOf, loadGatewayShaping } from "../plugins/gateway-extensions.js";
+import { registerBenchModel } from "../run/bench-model.js";
 import { GatewayServer } from "../server/gateway-server.js";
 import { gatewayUrl, int, parseArgs, str } from "./args.js";
 import { isEntryPoint } from "./entry.js";
