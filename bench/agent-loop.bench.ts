@@ -5,6 +5,7 @@
  *    network reads), `unpaced` = one delta per microtask (a producer that outruns the consumer).
  *  - turns: 500 turns of one trivial tool call each; framework overhead per turn, first and last 100 turns.
  *  - both again with a transcript already holding 5,000 messages.
+ * Each case first runs a tenth of its work on a separate agent (JIT warm-up), then measures.
  * Each figure is the median of 3 fresh processes (AGENT_BENCH_REPS), except pi's unpaced 200k (one run).
  * `npm run bench -- agent-loop`.
  */
@@ -20,8 +21,12 @@ interface CaseResult {
   n: number;
   prefill: number;
   ms: number;
+  /** CPU time (user + system) of the run: steadier than wall time on a shared host. */
+  cpuMs: number;
   perSec: number;
+  perCpuSec: number;
   perTurnUs?: number;
+  cpuPerTurnUs?: number;
   firstUs?: number;
   lastUs?: number;
   events: number;
@@ -156,11 +161,13 @@ async function runCase(impl: Impl, scenario: Scenario, n: number, prefill: numbe
     parameters: Type.Object({}),
     execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }),
   };
-  let turn = 0;
-  const streamFn = () => {
+  const makeStreamFn = (n: number) => {
+    let turn = 0;
+    return () => streamOnce(n, ++turn);
+  };
+  const streamOnce = (n: number, turn: number) => {
     const stream = lib.createStream();
     if (scenario === "turns") {
-      turn++;
       if (turn <= n) {
         const call = { type: "toolCall", id: `c${turn}`, name: "noop", arguments: {} };
         const partial = assistant([call], "toolUse");
@@ -178,25 +185,37 @@ async function runCase(impl: Impl, scenario: Scenario, n: number, prefill: numbe
     }
     return stream;
   };
-  const agent = lib.makeAgent({ model, messages: history(prefill), tools: [tool], streamFn });
+  // Warm-up run on a separate agent (a tenth of the work), so both implementations are measured JIT-warm.
+  const warm = lib.makeAgent({ model, messages: [], tools: [tool], streamFn: makeStreamFn(Math.ceil(n / WARM_DIV)) });
+  warm.subscribe(() => {});
+  await warm.prompt("warm up");
+  const agent = lib.makeAgent({ model, messages: history(prefill), tools: [tool], streamFn: makeStreamFn(n) });
   let events = 0;
   const turnStarts: number[] = [];
   agent.subscribe((event) => {
     if (event.type === "message_update") events++;
-    else if (event.type === "turn_start") turnStarts.push(performance.now());
+    else if (event.type === "turn_start") {
+      const c = process.cpuUsage();
+      turnStarts.push((c.user + c.system) / 1000);
+    }
   });
   (globalThis as { gc?: () => void }).gc?.();
   const rssBefore = process.memoryUsage().rss;
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   await agent.prompt("go");
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   const result: CaseResult = {
     impl,
     scenario,
     n,
     prefill,
     ms,
+    cpuMs,
     perSec: (n / ms) * 1000,
+    perCpuSec: (n / cpuMs) * 1000,
     events,
     rssBeforeMb: rssBefore / 1e6,
     peakRssMb: (process.resourceUsage().maxRSS * 1024) / 1e6,
@@ -206,6 +225,7 @@ async function runCase(impl: Impl, scenario: Scenario, n: number, prefill: numbe
     const gaps = turnStarts.slice(1).map((t, i) => t - (turnStarts[i] as number));
     const avg = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / xs.length) * 1000;
     result.perTurnUs = (ms / n) * 1000;
+    result.cpuPerTurnUs = (cpuMs / n) * 1000;
     result.firstUs = avg(gaps.slice(0, 100));
     result.lastUs = avg(gaps.slice(-100));
   }
@@ -236,6 +256,7 @@ function child(impl: Impl, scenario: Scenario, n: number, prefill: number): Case
   return JSON.parse(line) as CaseResult;
 }
 
+const WARM_DIV = Number(process.env.AGENT_BENCH_WARM_DIV ?? 10);
 const REPS = Number(process.env.AGENT_BENCH_REPS ?? 3);
 
 /** The run with the median time. */
@@ -257,7 +278,9 @@ function main(): void {
     ["turns", 500, 5_000],
   ];
   const results: CaseResult[] = [];
-  console.log("| scenario | size | history | pi | tiller | tiller/pi | pi peak RSS | tiller peak RSS |");
+  console.log(
+    "| scenario | size | history | pi (wall) | tiller (wall) | tiller/pi wall | tiller/pi CPU | peak RSS pi / tiller |",
+  );
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const [scenario, n, prefill] of cases) {
     // Medians of REPS fresh processes, interleaved (the host is noisy); pi's slow unpaced 200k runs once.
@@ -271,16 +294,19 @@ function main(): void {
     const pi = median(piRuns);
     const ti = median(tiRuns);
     results.push(pi, ti);
-    const rss = `${fmt(pi.peakRssMb)} MB | ${fmt(ti.peakRssMb)} MB`;
+    const rss = `${fmt(pi.peakRssMb)} / ${fmt(ti.peakRssMb)} MB`;
+    const wallRatio = pi.ms / ti.ms;
+    const cpuRatio = pi.cpuMs / ti.cpuMs;
     if (scenario === "turns") {
       const cell = (r: CaseResult) =>
-        `${fmt(r.perTurnUs ?? 0, 1)} µs/turn (first 100: ${fmt(r.firstUs ?? 0, 1)}, last 100: ${fmt(r.lastUs ?? 0, 1)})`;
-      const ratio = (pi.perTurnUs ?? 0) / (ti.perTurnUs ?? 1);
-      console.log(`| turns | ${n} | ${prefill} | ${cell(pi)} | ${cell(ti)} | ${fmt(ratio, 1)}x faster | ${rss} |`);
-    } else {
-      const ratio = ti.perSec / pi.perSec;
+        `${fmt(r.perTurnUs ?? 0, 1)} µs/turn (CPU ${fmt(r.cpuPerTurnUs ?? 0, 1)}; first/last 100 CPU ${fmt(r.firstUs ?? 0, 1)}/${fmt(r.lastUs ?? 0, 1)})`;
       console.log(
-        `| ${scenario} deltas | ${fmt(n)} | ${prefill} | ${fmt(pi.perSec)}/s | ${fmt(ti.perSec)}/s | ${fmt(ratio, 2)}x | ${rss} |`,
+        `| turns | ${n} | ${fmt(prefill)} | ${cell(pi)} | ${cell(ti)} | ${fmt(wallRatio, 2)}x | ${fmt(cpuRatio, 2)}x | ${rss} |`,
+      );
+    } else {
+      const cell = (r: CaseResult) => `${fmt(r.perSec)} deltas/s (CPU ${fmt(r.perCpuSec)}/s)`;
+      console.log(
+        `| ${scenario} | ${fmt(n)} | ${fmt(prefill)} | ${cell(pi)} | ${cell(ti)} | ${fmt(wallRatio, 2)}x | ${fmt(cpuRatio, 2)}x | ${rss} |`,
       );
     }
   }
@@ -293,14 +319,26 @@ function main(): void {
   const tTurns = get("tiller", "turns", 500);
   const tTurnsBig = get("tiller", "turns", 500, 5_000);
   const tPacedBig = get("tiller", "paced", 200_000, 5_000);
+  const pass = (ok: boolean) => (ok ? "ok" : "MISSED");
+  const pacedWall = tPaced.perSec / pPaced.perSec;
+  const pacedCpu = tPaced.perCpuSec / pPaced.perCpuSec;
+  const noCollapse = tUn200.perSec / tUn20.perSec;
+  const flat = (tTurns.lastUs ?? 0) / (tTurns.firstUs ?? 1);
+  const deltaGrowth = tPaced.perCpuSec / tPacedBig.perCpuSec;
+  const turnGrowth = (tTurnsBig.cpuPerTurnUs ?? 0) / (tTurns.cpuPerTurnUs ?? 1);
   console.log("");
-  console.log(`paced 200k: tiller/pi = ${fmt(tPaced.perSec / pPaced.perSec, 2)}x (target >= 2x)`);
-  console.log(`unpaced 200k/20k rate (tiller) = ${fmt(tUn200.perSec / tUn20.perSec, 2)} (target >= 0.8)`);
+  console.log(`paced 200k, tiller/pi: wall ${fmt(pacedWall, 2)}x, CPU ${fmt(pacedCpu, 2)}x (target >= 2x)`);
   console.log(
-    `turns: ${fmt(tTurns.perTurnUs ?? 0, 1)} µs/turn, last 100 / first 100 = ${fmt((tTurns.lastUs ?? 0) / (tTurns.firstUs ?? 1), 2)} (target <= 100 µs, flat)`,
+    `peak RSS paced 200k: pi ${fmt(pPaced.peakRssMb)} MB, tiller ${fmt(tPaced.peakRssMb)} MB: ${pass(tPaced.peakRssMb <= pPaced.peakRssMb)}`,
   );
   console.log(
-    `history 5,000 vs 0: per-delta ${fmt(tPaced.perSec / tPacedBig.perSec, 2)}x, per-turn ${fmt((tTurnsBig.perTurnUs ?? 0) / (tTurns.perTurnUs ?? 1), 2)}x (target ~1)`,
+    `unpaced 200k rate / 20k rate (tiller): ${fmt(noCollapse, 2)} (target >= 0.8): ${pass(noCollapse >= 0.8)}`,
+  );
+  console.log(
+    `turns: ${fmt(tTurns.perTurnUs ?? 0, 1)} µs/turn wall, ${fmt(tTurns.cpuPerTurnUs ?? 0, 1)} µs CPU (target <= 100); last/first 100 CPU ${fmt(flat, 2)} (flat ~1)`,
+  );
+  console.log(
+    `5,000-message history vs none (CPU): per-delta cost x${fmt(deltaGrowth, 2)}, per-turn cost x${fmt(turnGrowth, 2)} (target ~1)`,
   );
 }
 

@@ -4,7 +4,14 @@
  * It ends only when the assistant calls no tools and both queues are empty (or on error, abort, or
  * `shouldStopAfterTurn`).
  */
-import type { AssistantMessage, Context, Message, SimpleStreamOptions, ToolResultMessage } from "@tiller/ai";
+import type {
+  AssistantMessage,
+  AssistantMessageEvent,
+  Context,
+  Message,
+  SimpleStreamOptions,
+  ToolResultMessage,
+} from "@tiller/ai";
 import { EventStream } from "@tiller/ai";
 import { defaultStreamFn } from "./default-stream.js";
 import { executeToolCalls, type SkipCause } from "./tool-execution.js";
@@ -55,6 +62,16 @@ export function failedAssistantMessage(
     timestamp: Date.now(),
   };
 }
+
+/**
+ * Optional capability of a stream: `drainQueued()` returns (and removes) the events already queued, without
+ * waiting; an empty array when none. Iteration afterwards continues after them.
+ */
+export interface DrainableStream {
+  drainQueued(): readonly AssistantMessageEvent[];
+}
+
+const NO_EVENTS: readonly AssistantMessageEvent[] = [];
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -139,7 +156,25 @@ async function streamAssistant(run: Run, signal: AbortSignal | undefined): Promi
     const options: SimpleStreamOptions = { ...base, apiKey: key || base.apiKey, signal };
     const made = run.streamFn(config.model, llmContext, options);
     const stream = isThenable(made) ? await made : made;
-    for await (const event of stream) {
+    // Streams that can hand over their queued events synchronously (`drainQueued`) are read a burst at a time:
+    // one await per burst instead of one per event. Others are iterated as usual.
+    const drainQueued = (stream as Partial<DrainableStream>).drainQueued;
+    const iterator = stream[Symbol.asyncIterator]();
+    let burst: readonly AssistantMessageEvent[] = NO_EVENTS;
+    let at = 0;
+    for (;;) {
+      let event: AssistantMessageEvent | undefined;
+      if (at < burst.length) event = burst[at++];
+      else if (drainQueued) {
+        burst = drainQueued.call(stream);
+        at = 0;
+        if (burst.length > 0) event = burst[at++];
+      }
+      if (!event) {
+        const next = await iterator.next();
+        if (next.done) break;
+        event = next.value;
+      }
       const type = event.type;
       if (type === "done" || type === "error") break;
       partial = event.partial;

@@ -1,4 +1,4 @@
-import type { Message } from "@tiller/ai";
+import type { AssistantMessage, AssistantMessageEvent, Message } from "@tiller/ai";
 import { describe, expect, it } from "vitest";
 import {
   Agent,
@@ -8,6 +8,7 @@ import {
   agentLoop,
   agentLoopContinue,
   defaultConvertToLlm,
+  failedAssistantMessage,
 } from "../src/index.js";
 import { model, scripted, textOf, user } from "./helpers/scripted.js";
 
@@ -115,5 +116,79 @@ describe("agentLoop (the loop alone)", () => {
     }
     expect(calls).toHaveLength(1);
     expect(queued).toHaveLength(1);
+  });
+});
+
+/** A stream with the optional `drainQueued` capability: queued events are handed over in bursts. */
+class BurstStream implements AsyncIterable<AssistantMessageEvent> {
+  private queue: AssistantMessageEvent[] = [];
+  private waiter: ((r: IteratorResult<AssistantMessageEvent>) => void) | undefined;
+  private final: AssistantMessage | undefined;
+  drains = 0;
+  drained = 0;
+  push(event: AssistantMessageEvent): void {
+    if (event.type === "done") this.final = event.message;
+    const w = this.waiter;
+    this.waiter = undefined;
+    if (w) w({ value: event, done: false });
+    else this.queue.push(event);
+  }
+  drainQueued(): AssistantMessageEvent[] {
+    const out = this.queue;
+    this.queue = [];
+    this.drains++;
+    this.drained += out.length;
+    return out;
+  }
+  [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
+    return {
+      next: () => {
+        const value = this.queue.shift();
+        if (value) return Promise.resolve({ value, done: false });
+        return new Promise((resolve) => {
+          this.waiter = resolve;
+        });
+      },
+    };
+  }
+  async result(): Promise<AssistantMessage> {
+    return this.final as AssistantMessage;
+  }
+}
+
+describe("streams with drainQueued", () => {
+  it("are read a burst at a time, with every event delivered once and in order", async () => {
+    const stream = new BurstStream();
+    const partial = {
+      ...failedAssistantMessage({ model }, "error", ""),
+      stopReason: "stop" as const,
+      errorMessage: undefined,
+    };
+    const text = { type: "text" as const, text: "" };
+    const streamFn = () => {
+      void (async () => {
+        stream.push({ type: "start", partial });
+        partial.content.push(text);
+        for (let burst = 0; burst < 10; burst++) {
+          await new Promise((r) => setImmediate(r));
+          for (let i = 0; i < 10; i++) {
+            const delta = `${burst * 10 + i},`;
+            text.text += delta;
+            stream.push({ type: "text_delta", contentIndex: 0, delta, partial });
+          }
+        }
+        stream.push({ type: "done", reason: "stop", message: { ...partial, content: [{ ...text }] } });
+      })();
+      return stream;
+    };
+    const agent = new Agent({ initialState: { model }, streamFn });
+    const deltas: string[] = [];
+    agent.subscribe("message_update", (e) => {
+      if (e.assistantMessageEvent.type === "text_delta") deltas.push(e.assistantMessageEvent.delta);
+    });
+    await agent.prompt("go");
+    expect(deltas).toEqual(Array.from({ length: 100 }, (_, i) => `${i},`));
+    expect(stream.drained).toBeGreaterThan(50);
+    expect(textOf(agent.state.messages.at(-1))).toBe(deltas.join(""));
   });
 });
