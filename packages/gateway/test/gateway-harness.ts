@@ -92,7 +92,7 @@ export function makeHome(opts: HomeOptions = {}): string {
             baseUrl: opts.mockBaseUrl,
             api: "openai-completions",
             apiKey: "test-key",
-            models: [{ id: "mock-1" }],
+            models: [{ id: "mock-1" }, { id: "mock-small", contextWindow: 4000, maxTokens: 1000 }],
           },
         },
       }),

@@ -259,6 +259,53 @@ describe("agent run", () => {
   });
 });
 
+describe("sessions.compact", () => {
+  it("compacts a session's history through its engine, emits the compaction stream and counts it", async () => {
+    const { client, events } = await connectClient(gw.url);
+    await client.request(
+      "agent",
+      { message: "short", idempotencyKey: key(), sessionKey: "e2e-compact-none" },
+      { expectFinal: true },
+    );
+    const nothing: any = await client.request("sessions.compact", { key: "e2e-compact-none" });
+    expect(nothing).toMatchObject({ ok: true, compacted: false });
+    await client.request("sessions.patch", { key: "e2e-compact", model: "mock/mock-small" });
+    for (const m of ["first", "second", "third", "fourth"].map((w) => `${w} topic ${"lorem ipsum ".repeat(120)}`)) {
+      await client.request(
+        "agent",
+        { message: m, idempotencyKey: key(), sessionKey: "e2e-compact" },
+        { expectFinal: true },
+      );
+    }
+    await client.request("sessions.subscribe", { key: "e2e-compact" });
+    const r: any = await client.request("sessions.compact", { key: "e2e-compact" });
+    expect(r).toMatchObject({ ok: true, compacted: true });
+    const stream = events
+      .map((e) => e.payload as any)
+      .filter((p) => p?.stream === "compaction" && p.sessionKey === "agent:main:e2e-compact");
+    expect(stream.map((p) => p.data)).toEqual([
+      { phase: "start", reason: "manual" },
+      { phase: "end", willRetry: false, completed: true },
+    ]);
+    const list: any = await client.request("sessions.list", {});
+    expect(list.sessions.find((x: any) => x.key === "agent:main:e2e-compact").compactionCount).toBe(1);
+    // The next turn sends the summary instead of the oldest turns.
+    const before = mock.requests.length;
+    await client.request(
+      "agent",
+      { message: "go on", idempotencyKey: key(), sessionKey: "e2e-compact" },
+      { expectFinal: true },
+    );
+    const users = (mock.requests[before]?.body.messages as any[])
+      .filter((m) => m.role === "user")
+      .map((m) => (typeof m.content === "string" ? m.content : m.content[0].text) as string);
+    expect(users[0]).toContain("<summary>");
+    expect(users.some((t) => t.startsWith("first topic"))).toBe(false);
+    expect(users.at(-1)).toBe("go on");
+    await client.close();
+  });
+});
+
 describe("tiller-agent CLI", () => {
   it("prints the streamed reply and exits 0; exits 1 with the error on a failed run", async () => {
     const ok = await runAgentCli(["--url", gw.url, "--message", "from the cli", "--session", "e2e-cli"]);

@@ -4,17 +4,18 @@
  * `execute` never throws: every failure becomes an `error` outcome, and it always returns within a short
  * grace after an abort even if the engine ignores it, so the lanes it holds are released.
  */
+import { randomUUID } from "node:crypto";
 import { streamSimple } from "@tiller/ai";
 import type { TillerConfig } from "../config/config-types.js";
 import type { ModelRegistry } from "../config/models-config.js";
-import type { SessionStore } from "../store/session-store.js";
-import { BasicSession } from "./basic-session.js";
+import type { SessionEntry, SessionStore } from "../store/session-store.js";
+import { createToolSessionFactory } from "../tools/tool-engine.js";
 import type { EmbeddedSession, SessionFactory } from "./embedded-session.js";
 import { EventBridge } from "./event-bridge.js";
 import type { EventBus } from "./event-bus.js";
 import { buildPayloads, emptyUsage, lastAssistant, sumUsage } from "./reply-payloads.js";
-import type { ModelCall, ReplyPayload, RunContext, RunExtension, RunOutcome } from "./run-types.js";
-import type { Turn } from "./turn.js";
+import type { ModelCall, ReplyPayload, RunContext, RunExtension, RunOutcome, RunRequest } from "./run-types.js";
+import { Turn } from "./turn.js";
 
 /** How long an aborted engine gets to wind down before the runner stops waiting for it. */
 export const ABORT_GRACE_MS = 5_000;
@@ -24,7 +25,7 @@ export interface RunnerDeps {
   models: ModelRegistry;
   store: SessionStore;
   bus: EventBus;
-  /** Opens the engine session; default: BasicSession over the SessionManager transcript. */
+  /** Opens the engine session; default: the coding agent's AgentSession (see tools/tool-engine). */
   sessionFactory?: SessionFactory;
   /** The raw model call; default `streamSimple` from @tiller/ai. */
   modelCall?: ModelCall;
@@ -39,8 +40,11 @@ export class AgentRunner {
   constructor(private readonly deps: RunnerDeps) {
     this.extensions = deps.extensions ?? [];
     this.modelCall = deps.modelCall ?? streamSimple;
+    // Default engine: the coding agent's AgentSession (agent loop, retries, compaction) over the session's
+    // transcript, with the tools a prompt extension put in the run's state (none without one).
     this.factory =
-      deps.sessionFactory ?? (async (ctx) => BasicSession.open(ctx, deps.store.transcriptDir(ctx.agentId)));
+      deps.sessionFactory ??
+      createToolSessionFactory({ transcriptDir: (agentId) => deps.store.transcriptDir(agentId) });
   }
 
   /** Adds an extension to every later run. */
@@ -55,37 +59,7 @@ export class AgentRunner {
     turn.started = true;
     for (const m of turn.members) store.runStarted(m.runId, m.sessionKey, startedAt);
     const session = store.ensure(req.sessionKey, req.agentId);
-    const agent = config.agents.list.find((a) => a.id === req.agentId);
-    const resolved =
-      this.deps.models.resolve(req.model ?? session.model ?? agent?.model, req.provider) ??
-      this.deps.models.resolve(undefined);
-    const timeoutMs = req.timeoutMs && req.timeoutMs > 0 ? req.timeoutMs : config.agents.defaults.timeoutSeconds * 1000;
-    const ctx: RunContext = {
-      runId: turn.runId,
-      memberRunIds: turn.members.map((m) => m.runId),
-      sessionKey: req.sessionKey,
-      agentId: req.agentId,
-      request: req,
-      config,
-      session,
-      prompt: turn.prompt,
-      model: resolved as NonNullable<typeof resolved>,
-      thinking: req.thinking ?? session.thinking ?? config.agents.defaults.thinking,
-      verbose: session.verbose ?? config.agents.defaults.verbose,
-      timeoutMs,
-      workspaceDir: agent?.workspace ?? config.agents.defaults.workspace,
-      skills: [],
-      systemPrompt: "",
-      callModel: this.modelCall,
-      signal: turn.controller.signal,
-      emit: (stream, data) => {
-        bus.emitAgent(turn.runId, req.sessionKey, stream, data);
-      },
-      newMessages: [],
-      usage: emptyUsage(),
-      state: {},
-      startedAt,
-    };
+    const { ctx, resolved, agent } = this.context(turn, session, startedAt);
     ctx.emit("lifecycle", { phase: "start", startedAt });
 
     const bridge = new EventBridge(ctx, bus);
@@ -104,7 +78,7 @@ export class AgentRunner {
       for (const ext of this.extensions) await ext.buildPrompt?.(ctx);
       for (const ext of this.extensions) if (ext.wrapModelCall) ctx.callModel = ext.wrapModelCall(ctx.callModel, ctx);
 
-      timer = setTimeout(() => turn.abort("timeout"), Math.min(timeoutMs, 2 ** 31 - 1));
+      timer = setTimeout(() => turn.abort("timeout"), Math.min(ctx.timeoutMs, 2 ** 31 - 1));
       timer.unref();
       if (turn.controller.signal.aborted) throw new Error("aborted before start");
       engine = await this.factory(ctx);
@@ -161,6 +135,85 @@ export class AgentRunner {
       total: ctx.usage.totalTokens,
     };
     return outcome;
+  }
+
+  /** The run's context with every default resolved (model, thinking, verbose, timeout, workspace). */
+  private context(turn: Turn, session: SessionEntry, startedAt: number) {
+    const { config, bus } = this.deps;
+    const req = turn.primary;
+    const agent = config.agents.list.find((a) => a.id === req.agentId);
+    const resolved =
+      this.deps.models.resolve(req.model ?? session.model ?? agent?.model, req.provider) ??
+      this.deps.models.resolve(undefined);
+    const timeoutMs = req.timeoutMs && req.timeoutMs > 0 ? req.timeoutMs : config.agents.defaults.timeoutSeconds * 1000;
+    const ctx: RunContext = {
+      runId: turn.runId,
+      memberRunIds: turn.members.map((m) => m.runId),
+      sessionKey: req.sessionKey,
+      agentId: req.agentId,
+      request: req,
+      config,
+      session,
+      prompt: turn.prompt,
+      model: resolved as NonNullable<typeof resolved>,
+      thinking: req.thinking ?? session.thinking ?? config.agents.defaults.thinking,
+      verbose: session.verbose ?? config.agents.defaults.verbose,
+      timeoutMs,
+      workspaceDir: agent?.workspace ?? config.agents.defaults.workspace,
+      skills: [],
+      systemPrompt: "",
+      callModel: this.modelCall,
+      signal: turn.controller.signal,
+      emit: (stream, data) => {
+        bus.emitAgent(turn.runId, req.sessionKey, stream, data);
+      },
+      newMessages: [],
+      usage: emptyUsage(),
+      state: {},
+      startedAt,
+    };
+    return { ctx, resolved, agent };
+  }
+
+  /**
+   * sessions.compact: opens the session's engine through the same stages as a run and asks it to compact.
+   * The caller holds the session lane. The engine's compaction events go out on the `compaction` stream.
+   */
+  async compact(entry: SessionEntry): Promise<{ compacted: boolean; tokensBefore?: number; reason?: string }> {
+    const req: RunRequest = {
+      runId: `compact:${randomUUID()}`,
+      sessionKey: entry.key,
+      agentId: entry.agentId,
+      message: "",
+      acceptedAt: Date.now(),
+      source: "agent",
+    };
+    const turn = new Turn(req, [req], "");
+    const { ctx, resolved } = this.context(turn, entry, Date.now());
+    if (!resolved) return { compacted: false, reason: "no model configured" };
+    for (const ext of this.extensions) await ext.resolveModel?.(ctx);
+    ctx.systemPrompt = defaultSystemPrompt(ctx);
+    for (const ext of this.extensions) await ext.buildPrompt?.(ctx);
+    for (const ext of this.extensions) if (ext.wrapModelCall) ctx.callModel = ext.wrapModelCall(ctx.callModel, ctx);
+    const engine = await this.factory(ctx);
+    const bridge = new EventBridge(ctx, this.deps.bus);
+    const unsubscribe = engine.subscribe((event) => bridge.handle(event));
+    try {
+      if (!engine.compact) return { compacted: false, reason: "the session engine has no compaction" };
+      let r: { compacted: boolean; tokensBefore?: number; reason?: string };
+      try {
+        r = await engine.compact();
+      } catch (err) {
+        // "Nothing to compact" and summarizer failures are answers, not gateway errors.
+        return { compacted: false, reason: err instanceof Error ? err.message : String(err) };
+      }
+      if (r.compacted) this.deps.store.markCompacted(entry.key);
+      return r;
+    } finally {
+      unsubscribe();
+      engine.dispose();
+      this.deps.bus.endRun(req.runId);
+    }
   }
 
   private outcome(

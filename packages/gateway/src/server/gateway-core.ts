@@ -5,7 +5,7 @@
  */
 import type { QueueSettings, TillerConfig } from "../config/config-types.js";
 import { ModelRegistry } from "../config/models-config.js";
-import { CommandLanes } from "../lanes/command-lanes.js";
+import { CommandLanes, sessionLane } from "../lanes/command-lanes.js";
 import { SessionQueues } from "../queue/session-queue.js";
 import { createFailoverExtension } from "../resilience/failover-extension.js";
 import { AgentRunner, type RunnerDeps } from "../run/agent-runner.js";
@@ -40,7 +40,7 @@ export class GatewayCore {
   readonly runner: AgentRunner;
   readonly queues: SessionQueues;
   readonly startedAt = Date.now();
-  /** Set by an engine with compaction support; without it sessions.compact reports `compacted:false`. */
+  /** Replaces the default compaction (the engine's own `compact`, run in the session lane). */
   compactor: SessionCompactor | undefined;
   /** Runs marked interrupted at start-up (the previous process died while they ran). */
   readonly recovered: string[];
@@ -101,7 +101,9 @@ export class GatewayCore {
   /** sessions.compact: emits the compaction stream around the compactor and counts the compaction. */
   async compactSession(entry: SessionEntry): Promise<Record<string, unknown>> {
     if (!this.compactor) {
-      return { ok: true, key: entry.key, compacted: false, reason: "the session engine has no compaction" };
+      // Through the session lane, so it never overlaps a run of the same session (its write lock).
+      const r = await this.lanes.run(sessionLane(entry.key), () => this.runner.compact(entry));
+      return { ok: true, key: entry.key, ...r };
     }
     const runId = `compact:${entry.key}:${Date.now()}`;
     this.bus.emitAgent(runId, entry.key, "compaction", { phase: "start", reason: "manual" });
