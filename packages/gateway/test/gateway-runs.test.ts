@@ -296,7 +296,7 @@ describe("sessions.compact", () => {
       { message: "go on", idempotencyKey: key(), sessionKey: "e2e-compact" },
       { expectFinal: true },
     );
-    const users = (mock.requests[before]?.body.messages as any[])
+    const users = ((mock.requests[before]?.body.messages ?? []) as any[])
       .filter((m) => m.role === "user")
       .map((m) => (typeof m.content === "string" ? m.content : m.content[0].text) as string);
     expect(users[0]).toContain("<summary>");
