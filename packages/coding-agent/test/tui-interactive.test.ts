@@ -2,43 +2,17 @@
  * The interactive UI driven in a real terminal (tmux): type a prompt, watch the reply stream, steer mid-run,
  * abort with Esc, and check the raw output never clears the screen or the scrollback.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliFixture, makeFixture } from "./cli-helpers/fixture.js";
 import { lastUserText, type MockServer, startMockOpenAI } from "./cli-helpers/mock-openai.js";
-import { CLI_COMMAND } from "./cli-helpers/spawn-cli.js";
+import { hasTmux, startTui, type TuiSession } from "./cli-helpers/tmux.js";
 
-const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 if (!hasTmux) console.warn("tui-interactive: SKIPPED — tmux is not installed (apt-get install tmux)");
 
-const SESSION = `tiller-tui-${process.pid}`;
 let server: MockServer;
 let fx: CliFixture;
-let rawLog: string;
-
-const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
-const screen = () => tmux("capture-pane", "-p", "-t", SESSION);
-/** Visible screen plus scrollback. */
-const history = () => tmux("capture-pane", "-p", "-S", "-500", "-t", SESSION);
-const keys = (...k: string[]) => tmux("send-keys", "-t", SESSION, ...k);
-
-async function waitFor(
-  pred: (text: string) => boolean,
-  what: string,
-  read = screen,
-  timeoutMs = 45_000,
-): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = "";
-  while (Date.now() < deadline) {
-    last = read();
-    if (pred(last)) return last;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`timed out waiting for ${what}; screen:\n${last}`);
-}
+let ui: TuiSession;
 
 beforeAll(async () => {
   if (!hasTmux) return;
@@ -48,23 +22,12 @@ beforeAll(async () => {
     return { text: `Reply to "${user}": ${"word ".repeat(words)}END`, chunkDelayMs: 40, chunkSize: 6 };
   });
   fx = makeFixture(server, "tiller-tui-");
-  rawLog = join(fx.root, "raw.log");
-  const script = join(fx.root, "run.sh");
-  const env = Object.entries(fx.env)
-    .map(([k, v]) => `export ${k}='${v ?? ""}'`)
-    .join("\n");
-  writeFileSync(
-    script,
-    `#!/bin/sh\n${env}\ncd '${fx.project}'\nexec ${CLI_COMMAND.map((a) => `'${a}'`).join(" ")} --no-session\n`,
-  );
-  chmodSync(script, 0o755);
-  tmux("new-session", "-d", "-s", SESSION, "-x", "100", "-y", "30", `${script}; echo TILLER-EXITED-$?; sleep 60`);
-  tmux("pipe-pane", "-t", SESSION, "-o", `cat >> '${rawLog}'`);
+  ui = startTui(fx, "tiller-tui", ["--no-session"]);
 });
 
 afterAll(async () => {
   if (!hasTmux) return;
-  spawnSync("tmux", ["kill-session", "-t", SESSION]);
+  ui.kill();
   await server.close();
   fx.cleanup();
 });
@@ -73,6 +36,7 @@ describe("interactive terminal UI", () => {
   it.skipIf(!hasTmux)(
     "streams a reply, steers mid-run, aborts on Esc, queues a follow-up, switches model, keeps the scrollback",
     async () => {
+      const { keys, waitFor, screen, history } = ui;
       await waitFor((s) => s.includes("tiller 0.1.0") && s.includes("mock/mock-1"), "the UI to start");
 
       keys("first question");
@@ -132,7 +96,7 @@ describe("interactive terminal UI", () => {
       const all = history();
       expect(all).toContain("you › first question");
       expect(all).toContain('Reply to "first question"');
-      const raw = readFileSync(rawLog, "latin1");
+      const raw = readFileSync(ui.rawLog, "latin1");
       expect(raw).not.toContain("\x1b[3J");
       expect(raw).not.toContain("\x1b[2J");
       expect(raw).toContain("\x1b[?2026h"); // frames are synchronized updates
