@@ -176,6 +176,8 @@ export function makeFaultHome(provider: FaultProvider, config: Record<string, un
     }),
   );
   writeProfiles(home);
+  // The engine's own retry of a failed turn (overload, network) backs off in milliseconds here, not seconds.
+  writeFileSync(join(home, "settings.json"), JSON.stringify({ retry: { baseDelayMs: 10, maxDelayMs: 50 } }));
   return home;
 }
 
