@@ -4,9 +4,9 @@
  * `-p` runs against a loopback OpenAI-compatible mock configured through each tool's own models.json
  * (TILLER_HOME / PI_CODING_AGENT_DIR in temp folders), so both do one real streaming round trip.
  * Median wall time and peak RSS (GNU time's %M) over CLI_BENCH_RUNS (default 10) fresh processes, after one
- * warm-up each. Targets: tiller --version ≤ 250 ms, tiller -p ≤ 500 ms. `npm run bench -- cli`.
+ * warm-up each, the cases interleaved run by run. Targets: tiller --version ≤ 250 ms, tiller -p ≤ 500 ms. `npm run bench -- cli`.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -56,6 +56,7 @@ const env: NodeJS.ProcessEnv = {
 };
 
 interface Sample {
+  status: string;
   ms: number;
   rssMb: number | undefined;
   ok: boolean;
@@ -63,25 +64,32 @@ interface Sample {
   stderr: string;
 }
 
-function runOnce(args: string[]): Sample {
+/** Async spawn: the mock provider lives in this process, so its event loop must keep running meanwhile. */
+function runOnce(args: string[]): Promise<Sample> {
   const rssFile = join(tmp, "rss.txt");
+  rmSync(rssFile, { force: true });
   const cmd = hasTime ? TIME : process.execPath;
   const argv = hasTime ? ["-f", "%M", "-o", rssFile, process.execPath, ...args] : args;
-  const t0 = performance.now();
-  const r = spawnSync(cmd, argv, {
-    cwd: work,
-    env,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 60_000,
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, argv, { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 180_000);
+    child.on("close", (code, signal) => {
+      const ms = performance.now() - t0;
+      clearTimeout(timer);
+      let rssMb: number | undefined;
+      if (hasTime && existsSync(rssFile)) {
+        const kb = Number(readFileSync(rssFile, "utf8").trim().split("\n").pop());
+        if (Number.isFinite(kb)) rssMb = kb / 1024;
+      }
+      const status = signal ? `signal ${signal}` : `exit ${code}`;
+      resolve({ status, ms, rssMb, ok: code === 0, stdout, stderr });
+    });
   });
-  const ms = performance.now() - t0;
-  let rssMb: number | undefined;
-  if (hasTime && existsSync(rssFile)) {
-    const kb = Number(readFileSync(rssFile, "utf8").trim().split("\n").pop());
-    if (Number.isFinite(kb)) rssMb = kb / 1024;
-  }
-  return { ms, rssMb, ok: r.status === 0, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
 }
 
 const median = (xs: number[]) => {
@@ -97,26 +105,45 @@ interface Row {
   rss: number | undefined;
 }
 
-function measure(name: string, args: string[], check?: (s: Sample) => string | undefined): Row {
-  const warm = runOnce(args);
-  const problem = !warm.ok ? `exit status non-zero: ${warm.stderr.slice(0, 300)}` : check?.(warm);
-  if (problem) throw new Error(`${name}: ${problem}`);
-  const samples: Sample[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(runOnce(args));
-  const times = samples.map((s) => s.ms);
-  const rss = samples.map((s) => s.rssMb).filter((x): x is number => x !== undefined);
-  const row = {
-    name,
-    ms: median(times),
-    min: Math.min(...times),
-    max: Math.max(...times),
-    rss: rss.length ? median(rss) : undefined,
-  };
-  console.log(
-    `  ${name.padEnd(22)} ${row.ms.toFixed(0).padStart(6)} ms  (${row.min.toFixed(0)}-${row.max.toFixed(0)})  ` +
-      `${row.rss !== undefined ? `${row.rss.toFixed(1)} MB` : "n/a"}`,
-  );
-  return row;
+interface Case {
+  name: string;
+  args: string[];
+  check?: (s: Sample) => string | undefined;
+}
+
+/**
+ * Warms each case up once, then runs the cases round-robin (run i of every case before run i+1), so load
+ * changes on a shared host hit all of them alike.
+ */
+async function measureAll(cases: Case[]): Promise<Row[]> {
+  for (const c of cases) {
+    let warm = await runOnce(c.args);
+    if (!warm.ok) warm = await runOnce(c.args); // one retry: a concurrent rebuild of dist/ can break a single run
+    const problem = !warm.ok
+      ? `${warm.status}: ${warm.stderr.slice(0, 300)} ${warm.stdout.slice(0, 200)}`
+      : c.check?.(warm);
+    if (problem) throw new Error(`${c.name}: ${problem}`);
+  }
+  const samples = cases.map(() => [] as Sample[]);
+  for (let i = 0; i < RUNS; i++) {
+    for (const [k, c] of cases.entries()) samples[k]!.push(await runOnce(c.args));
+  }
+  return cases.map((c, k) => {
+    const times = samples[k]!.map((s) => s.ms);
+    const rss = samples[k]!.map((s) => s.rssMb).filter((x): x is number => x !== undefined);
+    const row: Row = {
+      name: c.name,
+      ms: median(times),
+      min: Math.min(...times),
+      max: Math.max(...times),
+      rss: rss.length ? median(rss) : undefined,
+    };
+    console.log(
+      `  ${c.name.padEnd(22)} ${row.ms.toFixed(0).padStart(6)} ms  (${row.min.toFixed(0)}-${row.max.toFixed(0)})  ` +
+        `${row.rss !== undefined ? `${row.rss.toFixed(1)} MB` : "n/a"}`,
+    );
+    return row;
+  });
 }
 
 const expectHello = (s: Sample) =>
@@ -126,11 +153,13 @@ const expectHello = (s: Sample) =>
 
 try {
   console.log(`\nCLI start-up, ${RUNS} runs each (median, min-max, peak RSS)`);
-  const floor = measure("node -e 0", ["-e", "0"]);
-  const tv = measure("tiller --version", [tillerCli, "--version"]);
-  const pv = measure("pi --version", [piCli, "--version"]);
-  const tp = measure('tiller -p "hi"', [tillerCli, "-p", "hi"], expectHello);
-  const pp = measure('pi -p "hi"', [piCli, "-p", "hi"], expectHello);
+  const [floor, tv, pv, tp, pp] = (await measureAll([
+    { name: "node -e 0", args: ["-e", "0"] },
+    { name: "tiller --version", args: [tillerCli, "--version"] },
+    { name: "pi --version", args: [piCli, "--version"] },
+    { name: 'tiller -p "hi"', args: [tillerCli, "-p", "hi"], check: expectHello },
+    { name: 'pi -p "hi"', args: [piCli, "-p", "hi"], check: expectHello },
+  ])) as [Row, Row, Row, Row, Row];
 
   const ratio = (a: Row, b: Row) => (b.ms / a.ms).toFixed(1);
   console.log("\n| command | tiller | pi | pi/tiller | tiller above floor | target |");
