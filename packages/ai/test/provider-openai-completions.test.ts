@@ -128,6 +128,77 @@ describe("openai-completions specifics", () => {
     expect(body.messages[2]).toEqual({ role: "tool", tool_call_id: "call_1", content: "A", name: "read" });
   });
 
+  it("rewrites tool-call ids to Mistral's 9-character form and names tool results for api.mistral.ai", async () => {
+    server = await startOpenAIMock([{ events: openaiChatEvents({ text: ["ok"] }) }]);
+    const model = testModel("openai-completions", { provider: "mistral", baseUrl: server.baseUrl });
+    const usage = {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    };
+    const context = {
+      messages: [
+        { role: "user" as const, content: "go", timestamp: 1 },
+        {
+          role: "assistant" as const,
+          content: [
+            { type: "toolCall" as const, id: "toolu_01LongAnthropicId", name: "read", arguments: { path: "a" } },
+          ],
+          api: "anthropic-messages" as Api,
+          provider: "anthropic",
+          model: "claude",
+          usage,
+          stopReason: "toolUse" as const,
+          timestamp: 2,
+        },
+        {
+          role: "toolResult" as const,
+          toolCallId: "toolu_01LongAnthropicId",
+          toolName: "read",
+          content: [{ type: "text" as const, text: "A" }],
+          isError: false,
+          timestamp: 3,
+        },
+      ],
+    };
+    await collect(streamOpenAICompletions(model, context, { apiKey: "k" }));
+    const [, assistant, tool] = server.requests[0]!.body.messages;
+    expect(assistant.tool_calls[0].id).toMatch(/^[a-zA-Z0-9]{9}$/);
+    expect(tool).toEqual({ role: "tool", tool_call_id: assistant.tool_calls[0].id, content: "A", name: "read" });
+  });
+
+  it("sends user images as image_url data URLs, and a text note instead for text-only models", async () => {
+    server = await startOpenAIMock([
+      { events: openaiChatEvents({ text: ["a"] }) },
+      { events: openaiChatEvents({ text: ["b"] }) },
+    ]);
+    const context = {
+      messages: [
+        {
+          role: "user" as const,
+          content: [
+            { type: "text" as const, text: "what is this?" },
+            { type: "image" as const, data: "iVBORw0KGgo=", mimeType: "image/png" },
+          ],
+          timestamp: 1,
+        },
+      ],
+    };
+    const vision = testModel("openai-completions", { provider: "openai", baseUrl: server.baseUrl });
+    await collect(streamOpenAICompletions(vision, context, { apiKey: "k" }));
+    expect(server.requests[0]!.body.messages[0].content[1]).toEqual({
+      type: "image_url",
+      image_url: { url: "data:image/png;base64,iVBORw0KGgo=" },
+    });
+    const textOnly = testModel("openai-completions", { provider: "openai", baseUrl: server.baseUrl, input: ["text"] });
+    await collect(streamOpenAICompletions(textOnly, context, { apiKey: "k" }));
+    expect(JSON.stringify(server.requests[1]!.body.messages[0].content)).not.toContain("image_url");
+    expect(JSON.stringify(server.requests[1]!.body.messages[0].content)).toContain("image omitted");
+  });
+
   it("falls back to a weaker reasoning level, then off, when the server rejects reasoning_effort", async () => {
     const rejected = { status: 400, json: errorBodies.openaiReasoningRejected };
     server = await startOpenAIMock([rejected, rejected, { events: openaiChatEvents({ text: ["fine"] }) }]);

@@ -3,7 +3,7 @@
  * vLLM, LM Studio, OpenRouter, Groq, DeepSeek, xAI, Mistral): compatibility flags with auto-detection by
  * provider and base URL, message conversion, tools.
  */
-import { sanitizeId, transformMessages } from "../transform-messages.js";
+import { sanitizeId, shortHash, transformMessages } from "../transform-messages.js";
 import type {
   Api,
   AssistantMessage,
@@ -19,6 +19,8 @@ import { mappedLevel } from "./thinking-shared.js";
 
 export type ResolvedCompat = Required<Omit<OpenAICompletionsCompat, "thinkingFormat">> & {
   thinkingFormat: NonNullable<OpenAICompletionsCompat["thinkingFormat"]>;
+  /** Mistral accepts only 9-character alphanumeric tool-call ids. */
+  shortToolCallIds: boolean;
 };
 
 function hostOf(baseUrl: string): string {
@@ -54,7 +56,6 @@ export function resolveCompat(model: Model<Api>): ResolvedCompat {
   const openai = p === "openai" || host === "api.openai.com";
   const openrouter = is("openrouter", "openrouter.ai");
   const deepseek = is("deepseek", "deepseek.com");
-  const xai = is("xai", "api.x.ai");
   const groq = is("groq", "groq.com");
   const mistral = is("mistral", "mistral.ai");
   const zai = is("zai", "z.ai") || host.includes("bigmodel.cn");
@@ -71,8 +72,8 @@ export function resolveCompat(model: Model<Api>): ResolvedCompat {
     requiresThinkingAsText: false,
     thinkingFormat: openrouter ? "openrouter" : deepseek ? "deepseek" : zai ? "zai" : qwen ? "qwen" : "openai",
     supportsStrictMode: openai,
+    shortToolCallIds: mistral,
   };
-  void xai;
   const explicit = (model.compat ?? {}) as OpenAICompletionsCompat;
   const out = { ...detected };
   for (const [k, v] of Object.entries(explicit)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
@@ -83,6 +84,15 @@ export function resolveCompat(model: Model<Api>): ResolvedCompat {
 export function normalizeOpenAIToolCallId(id: string): string {
   const callPart = id.includes("|") ? (id.split("|")[0] as string) : id;
   return sanitizeId(callPart, /[^a-zA-Z0-9_-]/g, 40);
+}
+
+/** Mistral: exactly 9 characters from [a-zA-Z0-9]; ids that already fit are kept. */
+export function normalizeMistralToolCallId(id: string): string {
+  if (/^[a-zA-Z0-9]{9}$/.test(id)) return id;
+  return (shortHash(id) + shortHash(`${id}#`))
+    .replace(/[^a-zA-Z0-9]/g, "0")
+    .padEnd(9, "0")
+    .slice(0, 9);
 }
 
 type ChatPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
@@ -138,7 +148,8 @@ export function convertMessages(model: Model<Api>, context: Context, compat: Res
       content: context.systemPrompt,
     });
   }
-  const messages = transformMessages(context.messages, model, (id) => normalizeOpenAIToolCallId(id));
+  const normalize = compat.shortToolCallIds ? normalizeMistralToolCallId : normalizeOpenAIToolCallId;
+  const messages = transformMessages(context.messages, model, (id) => normalize(id));
   let pendingImages: ChatPart[] = [];
   const flushImages = (): void => {
     if (pendingImages.length === 0) return;
