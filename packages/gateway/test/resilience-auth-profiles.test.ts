@@ -100,3 +100,15 @@ test("keys added by hand while running are picked up; a malformed edit keeps the
   writeFileSync(path, "{ broken");
   expect(store.order("openai").map((p) => p.id)).toEqual(["openai:a", "openai:new"]);
 });
+
+test("a provider's preferred profile from the file goes first, ahead of the sticky one, while usable", () => {
+  const path = join(dir, "auth-profiles.json");
+  const store = storeWith("openai:a", "openai:b");
+  store.markSuccess("openai:a", "agent:main:s");
+  const file = JSON.parse(readFileSync(path, "utf8"));
+  file.preferred = { openai: "openai:b" };
+  writeFileSync(path, JSON.stringify(file));
+  expect(store.order("openai", { sessionKey: "agent:main:s" }).map((p) => p.id)).toEqual(["openai:b", "openai:a"]);
+  store.markFailure("openai:b", "auth");
+  expect(store.order("openai", { sessionKey: "agent:main:s" }).map((p) => p.id)).toEqual(["openai:a", "openai:b"]);
+});

@@ -62,7 +62,18 @@ export class AuthProfileStore {
       }
       profiles[id] = { id, provider: p.provider, type: p.type === "token" ? "token" : "api_key", key: p.key };
     }
-    return { version: 1, profiles, usage: file.usage ?? {}, sessionProfiles: file.sessionProfiles ?? {} };
+    const preferred: Record<string, string> = {};
+    for (const [provider, id] of Object.entries(file.preferred ?? {})) {
+      if (typeof id !== "string") throw new Error(`${path}: preferred.${provider} must be a profile id string`);
+      preferred[provider] = id;
+    }
+    return {
+      version: 1,
+      profiles,
+      usage: file.usage ?? {},
+      sessionProfiles: file.sessionProfiles ?? {},
+      ...(Object.keys(preferred).length > 0 ? { preferred } : {}),
+    };
   }
 
   private save(): void {
@@ -110,17 +121,18 @@ export class AuthProfileStore {
   }
 
   /**
-   * Profiles of `provider` in the order to try them: the explicitly preferred one, then the session's last
-   * one (sticky, keeps the provider's prompt cache warm), then least recently used. Profiles in cooldown or
-   * disabled come last, soonest-available first.
+   * Profiles of `provider` in the order to try them: the explicitly preferred one (the option, else the file's
+   * `preferred` entry for the provider), then the session's last one (sticky, keeps the provider's prompt cache
+   * warm), then least recently used. Profiles in cooldown or disabled come last, soonest-available first.
    */
   order(provider: string, options: ProfileOrderOptions = {}): AuthProfile[] {
     this.reloadIfChanged();
     const now = options.now ?? this.clock();
     const profiles = this.list(provider);
     const sticky = options.sessionKey ? this.data.sessionProfiles[options.sessionKey] : undefined;
+    const preferredId = options.preferredProfileId ?? this.data.preferred?.[provider];
     const rank = (p: AuthProfile): number => {
-      if (p.id === options.preferredProfileId) return 0;
+      if (p.id === preferredId) return 0;
       if (p.id === sticky) return 1;
       return 2;
     };

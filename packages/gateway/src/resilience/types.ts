@@ -37,6 +37,8 @@ export interface AuthProfileFile {
   usage: Record<string, ProfileUsage>;
   /** Sticky choice per session key: the profile the session used last. */
   sessionProfiles: Record<string, string>;
+  /** Hand-set preference per provider (`{"openai": "openai:work"}`): tried first whenever it is usable. */
+  preferred?: Record<string, string>;
 }
 
 /** Ordering input: an explicitly preferred profile wins, then the session's last one, then least recently used. */
