@@ -52,13 +52,21 @@ describe("openai-completions specifics", () => {
   it("sends OpenAI's request shape: developer role for reasoning models, max_completion_tokens, usage in stream, store off", async () => {
     server = await startOpenAIMock([{ events: openaiChatEvents({ text: ["ok"] }) }]);
     const model = testModel("openai-completions", { provider: "openai", baseUrl: server.baseUrl });
-    await collect(streamSimpleOpenAICompletions(model, CONTEXT, { apiKey: "k", maxTokens: 123, reasoning: "high" }));
+    await collect(
+      streamSimpleOpenAICompletions(model, CONTEXT, {
+        apiKey: "k",
+        maxTokens: 123,
+        reasoning: "high",
+        sessionId: "s-1",
+      }),
+    );
     const body = server.requests[0]!.body;
     expect(server.requests[0]!.url).toBe("/v1/chat/completions");
     expect(body.messages[0]).toEqual({ role: "developer", content: "You are terse." });
     expect(body.max_completion_tokens).toBe(123);
     expect(body.stream_options).toEqual({ include_usage: true });
     expect(body.store).toBe(false);
+    expect(body.prompt_cache_key).toBe("s-1");
     expect(body.reasoning_effort).toBe("high");
     expect(body.tools[0].function.name).toBe("read");
   });

@@ -88,6 +88,10 @@ function buildParams(
   };
   if (compat.supportsUsageInStreaming) params.stream_options = { include_usage: true };
   if (compat.supportsStore) params.store = false;
+  // OpenAI routes requests with the same key to the same prompt cache.
+  if (compat.supportsStore && options?.sessionId && options.cacheRetention !== "none") {
+    params.prompt_cache_key = options.sessionId;
+  }
   if (options?.maxTokens !== undefined) params[compat.maxTokensField] = options.maxTokens;
   if (options?.temperature !== undefined) params.temperature = options.temperature;
   if (context.tools && context.tools.length > 0) {
