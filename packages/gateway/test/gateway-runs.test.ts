@@ -26,7 +26,11 @@ beforeAll(async () => {
   mock = await startMockProvider();
   const home = makeHome({
     mockBaseUrl: mock.baseUrl,
-    config: { agents: { defaults: { maxConcurrent: 2 } }, messages: { queue: { mode: "followup", debounceMs: 150 } } },
+    config: {
+      gateway: { maxBufferedBytes: 64 * 1024 },
+      agents: { defaults: { maxConcurrent: 2 } },
+      messages: { queue: { mode: "followup", debounceMs: 150 } },
+    },
   });
   gw = await spawnGateway(home);
 });
@@ -259,6 +263,75 @@ describe("agent run", () => {
   });
 });
 
+describe("chat and session methods", () => {
+  it("chat.send answers started then the end, with chat events; reset starts a new session; delete removes it", async () => {
+    const { client, events } = await connectClient(gw.url);
+    const runId = key();
+    let first: any;
+    const end: any = await client.request(
+      "chat.send",
+      { sessionKey: "e2e-chat", message: "via chat", idempotencyKey: runId },
+      { expectFinal: true, onAccepted: (p) => (first = p) },
+    );
+    expect(first).toEqual({ runId, status: "started" });
+    expect(end).toMatchObject({ runId, status: "ok" });
+    const chat = events.filter((e) => e.event === "chat").map((e) => e.payload as any);
+    expect(chat.at(-1)).toMatchObject({ state: "final", message: { content: [{ text: "echo: via chat" }] } });
+    expect(
+      await client.request("chat.send", { sessionKey: "e2e-chat", message: "x", idempotencyKey: runId }),
+    ).toMatchObject({
+      runId,
+      cached: true,
+    });
+
+    const before: any = await client.request("chat.history", { sessionKey: "e2e-chat" });
+    expect(before.messages).toHaveLength(2);
+    const reset: any = await client.request("sessions.reset", { key: "e2e-chat" });
+    expect(reset.entry.sessionId).not.toBe(before.sessionId);
+    expect(((await client.request("chat.history", { sessionKey: "e2e-chat" })) as any).messages).toHaveLength(0);
+    expect(await client.request("sessions.delete", { key: "e2e-chat" })).toMatchObject({ deleted: true });
+    await expect(client.request("sessions.reset", { key: "e2e-chat" })).rejects.toMatchObject({
+      error: { details: { code: "SESSION_NOT_FOUND" } },
+    });
+    await client.close();
+  });
+
+  it("a client that stops reading never stalls the run: its deltas are dropped or it is cut off", async () => {
+    const slow = await connectClient(gw.url);
+    const socket = (slow.client.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    let closeCode = 0;
+    slow.client.ws.once("close", (code) => {
+      closeCode = code;
+    });
+    const runId = key();
+    void slow.client
+      .request(
+        "agent",
+        { message: "[slow:40000:0]", idempotencyKey: runId, sessionKey: "e2e-slow" },
+        { expectFinal: true },
+      )
+      .catch(() => {});
+    await until(() => agentEvents(slow.events, runId).length > 0, 10_000, "run started");
+    socket.pause();
+    const other = await connectClient(gw.url);
+    expect(await other.client.request("agent.wait", { runId, timeoutMs: 60_000 })).toMatchObject({ status: "ok" });
+    const status: any = await other.client.request("status", {});
+    expect(status.activeRuns.find((r: any) => r.runId === runId)).toBeUndefined();
+    await other.client.close();
+    // The gateway bounded what it kept for the paused client: it skipped deltas (a gap in seq) or cut it off.
+    socket.resume();
+    await until(
+      () => closeCode !== 0 || agentEvents(slow.events, runId).some((e) => e.data.phase === "end"),
+      30_000,
+      "slow client drained",
+    );
+    const seqs = agentEvents(slow.events, runId).map((e) => e.seq);
+    const gapless = seqs.every((q, i) => q === i + 1);
+    expect(closeCode === 1013 || !gapless).toBe(true);
+    slow.client.ws.terminate();
+  }, 90_000);
+});
+
 describe("sessions.compact", () => {
   it("compacts a session's history through its engine, emits the compaction stream and counts it", async () => {
     const { client, events } = await connectClient(gw.url);
@@ -278,9 +351,11 @@ describe("sessions.compact", () => {
       );
     }
     await client.request("sessions.subscribe", { key: "e2e-compact" });
+    const mark = events.length;
     const r: any = await client.request("sessions.compact", { key: "e2e-compact" });
     expect(r).toMatchObject({ ok: true, compacted: true });
     const stream = events
+      .slice(mark)
       .map((e) => e.payload as any)
       .filter((p) => p?.stream === "compaction" && p.sessionKey === "agent:main:e2e-compact");
     expect(stream.map((p) => p.data)).toEqual([
