@@ -94,6 +94,8 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
   for (const p of plugins.plugins) log(`[plugins] loaded ${p.id} (${p.hookCount} hooks) from ${p.source}`);
 
   const raw = config.raw;
+  // Opt-in: with `tools.enabled: true` runs use the tool engine (AgentSession: tools, threshold compaction);
+  // without it they keep the gateway's default engine.
   const tools = isObj(raw.tools) && raw.tools.enabled === true;
   const defaults =
     isObj(raw.agents) && isObj((raw.agents as Obj).defaults) ? ((raw.agents as Obj).defaults as Obj) : {};

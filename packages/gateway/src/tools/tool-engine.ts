@@ -153,7 +153,10 @@ export function createToolSessionFactory(options: ToolEngineOptions): SessionFac
     }
     // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
     const tools = (ctx.state[RUN_TOOLS_STATE_KEY] as AgentTool<any>[] | undefined) ?? [];
-    const settings = SettingsManager.create(ctx.workspaceDir, ctx.config.home);
+    // Retries and failover belong to the gateway's model-call layer; the session must not retry on top of it.
+    const settings = SettingsManager.inMemory({
+      retry: { enabled: false, maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 },
+    });
     const { session } = await createAgentSession({
       cwd: ctx.workspaceDir,
       home: ctx.config.home,
