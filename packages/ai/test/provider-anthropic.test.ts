@@ -210,6 +210,19 @@ describe("anthropic specifics", () => {
     expect(server.requests[0]!.body.output_config).toEqual({ effort: "max" });
   });
 
+  it("takes tool input given whole in content_block_start (compatible servers that do not stream it)", async () => {
+    const events = anthropicEvents({ toolCalls: [{ id: "toolu_1", name: "read", args: [] }], finish: "tool" });
+    const start = events.find((e) => e.event === "content_block_start")!;
+    (start.data as { content_block: { input: unknown } }).content_block.input = { path: "whole.txt" };
+    server = await startAnthropicMock([{ events }]);
+    const model = testModel("anthropic-messages", { provider: "anthropic", baseUrl: server.baseUrl });
+    const { result, events: seen } = await collect(streamAnthropic(model, CONTEXT, { apiKey: "k" }));
+    expect(result.content[0]).toMatchObject({ type: "toolCall", id: "toolu_1", arguments: { path: "whole.txt" } });
+    expect(seen.find((e) => e.type === "toolcall_end")).toMatchObject({
+      toolCall: { arguments: { path: "whole.txt" } },
+    });
+  });
+
   it("sends no thinking for reasoning off", async () => {
     server = await startAnthropicMock([{ events: anthropicEvents({ text: ["ok"] }) }]);
     const model = testModel("anthropic-messages", { provider: "anthropic", baseUrl: server.baseUrl });

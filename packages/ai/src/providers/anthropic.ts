@@ -116,6 +116,7 @@ interface RawEvent {
     type: string;
     id?: string;
     name?: string;
+    input?: Record<string, unknown>;
     text?: string;
     thinking?: string;
     signature?: string;
@@ -162,7 +163,12 @@ function handleEvent(
         blocks.set(ev.index, i);
         b.thinkingDelta(i, "[Reasoning redacted]");
       } else if (cb.type === "tool_use") {
-        blocks.set(ev.index, b.openToolCall(cb.id ?? `toolu_${ev.index}`, cb.name ?? ""));
+        const i = b.openToolCall(cb.id ?? `toolu_${ev.index}`, cb.name ?? "");
+        blocks.set(ev.index, i);
+        // Anthropic sends `input: {}` and streams the JSON; some compatible servers put it all here instead.
+        if (cb.input && typeof cb.input === "object" && Object.keys(cb.input).length > 0) {
+          b.setToolArguments(i, cb.input);
+        }
       }
       break;
     }
