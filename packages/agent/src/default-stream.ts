@@ -1,12 +1,5 @@
-/**
- * The Agent's default stream function: @tiller/ai's `streamSimple`, looked up at call time so this package
- * loads even where the provider layer is trimmed down.
- */
-import * as ai from "@tiller/ai";
+/** The Agent's default stream function: @tiller/ai's `streamSimple` (routes by `model.api` to a provider). */
+import { streamSimple } from "@tiller/ai";
 import type { StreamFn } from "./types.js";
 
-export const defaultStreamFn: StreamFn = (model, context, options) => {
-  const streamSimple = (ai as unknown as { streamSimple?: StreamFn }).streamSimple;
-  if (!streamSimple) throw new Error("@tiller/ai does not export streamSimple: pass streamFn to the Agent");
-  return streamSimple(model, context, options);
-};
+export const defaultStreamFn: StreamFn = (model, context, options) => streamSimple(model, context, options);

@@ -56,7 +56,7 @@ interface Finished {
 
 interface Ready {
   tool: AnyTool;
-  args: unknown;
+  args: Record<string, unknown>;
 }
 
 function errorResult(text: string): AnyResult {
@@ -90,7 +90,7 @@ async function prepare(batch: ToolBatch, call: AgentToolCall): Promise<Ready | F
       isError: true,
     };
   }
-  let args: unknown;
+  let args: Record<string, unknown>;
   try {
     const raw = tool.prepareArguments ? { ...call, arguments: tool.prepareArguments(call.arguments) } : call;
     args = validateToolArguments(tool, raw as AgentToolCall);

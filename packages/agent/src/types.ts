@@ -109,14 +109,17 @@ export interface AfterToolCallResult {
 export interface BeforeToolCallContext {
   assistantMessage: AssistantMessage;
   toolCall: AgentToolCall;
-  args: unknown;
+  /** The validated (coerced) arguments. Typed like `ToolCall.arguments` so hooks can read `args.path`. */
+  // biome-ignore lint/suspicious/noExplicitAny: arguments are tool-specific (same type as ToolCall.arguments).
+  args: Record<string, any>;
   context: AgentContext;
 }
 
 export interface AfterToolCallContext {
   assistantMessage: AssistantMessage;
   toolCall: AgentToolCall;
-  args: unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: arguments are tool-specific (same type as ToolCall.arguments).
+  args: Record<string, any>;
   // biome-ignore lint/suspicious/noExplicitAny: result details are tool-specific.
   result: AgentToolResult<any>;
   isError: boolean;
