@@ -52,8 +52,8 @@ export class BusEvent {
     const p = this.payload as AgentEventPayload;
     if (this.event !== "agent" || p.stream !== "assistant" || !("text" in p.data)) return this.json();
     if (this.cachedLite === undefined) {
-      const { text: _text, ...rest } = p.data;
-      this.cachedLite = JSON.stringify({ ...p, data: rest });
+      // Built by hand: this runs once per delta, and copying the payload to drop one key costs more.
+      this.cachedLite = `{"runId":${JSON.stringify(p.runId)},"seq":${p.seq},"stream":"assistant","ts":${p.ts},"data":{"delta":${JSON.stringify(p.data.delta)}},"sessionKey":${JSON.stringify(p.sessionKey)}}`;
     }
     return this.cachedLite;
   }

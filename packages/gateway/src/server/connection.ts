@@ -11,7 +11,10 @@ import type { Challenge, HandshakeResult } from "../protocol/handshake.js";
 import type { BusEvent } from "../run/event-bus.js";
 import type { SubscriptionIndex } from "./subscriptions.js";
 
-/** Client capability: assistant events without the cumulative `text` (delta only), for linear traffic. */
+/**
+ * Client capability: assistant events without the cumulative `text` (delta only) and no chat deltas (chat
+ * final only), so traffic stays linear in the reply length.
+ */
 export const CAP_DELTA_ONLY = "tiller.delta-only";
 /** Client capability: receive agent/chat events of every session, not only the ones it touched. */
 export const CAP_ALL_EVENTS = "tiller.all-events";
@@ -62,6 +65,9 @@ export class Connection {
   /** Sends a bus event as an `event` frame with this connection's next seq. */
   sendEvent(ev: BusEvent): void {
     if (this.closed) return;
+    // A delta-only client rebuilds the text from `agent` deltas; chat deltas (cumulative text) would make its
+    // traffic quadratic in the reply length. It still gets chat final / aborted / error.
+    if (ev.droppable && ev.event === "chat" && this.caps.has(CAP_DELTA_ONLY)) return;
     const seq = ++this.seq;
     const buffered = this.ws.bufferedAmount;
     if (buffered > this.maxBufferedBytes) {
