@@ -53,7 +53,7 @@ export class AgentRunner {
   }
 
   async execute(turn: Turn): Promise<RunOutcome> {
-    const { config, store, bus } = this.deps;
+    const { store, bus } = this.deps;
     const req = turn.primary;
     const startedAt = Date.now();
     turn.started = true;

@@ -25,7 +25,7 @@ function nowMs(): number {
 
 function lastUserText(context: Context): string {
   const m = [...context.messages].reverse().find((x) => x.role === "user");
-  if (!m || m.role !== "user") return "";
+  if (m?.role !== "user") return "";
   return typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 }
 
