@@ -160,3 +160,45 @@ test("a rejected thinking level is retried at a supported level on the same mode
   expect(calls).toEqual(["openai/gpt-x@ka:xhigh", "openai/gpt-x@ka:high"]);
   expect((await stream.result()).content[0]).toMatchObject({ text: "thought at high" });
 });
+
+test("a whole chain failing transiently is tried again after a backoff; the caller sees only the answer", async () => {
+  let n = 0;
+  const call = withFailover(
+    fakeCall(() => (++n <= 2 ? { error: "529 overloaded_error: Overloaded" } : { text: "third time" })),
+    { fallbacks: [fallback], store, retry: { maxRetries: 2, baseDelayMs: 20, maxDelayMs: 100 } },
+  );
+  const started = Date.now();
+  const stream = call(primary, { messages: [] });
+  const events = await collect(stream);
+  expect(calls).toEqual(["openai/gpt-x@ka:-", "anthropic/claude-y@-:-", "openai/gpt-x@ka:-"]);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(20);
+  expect(events.filter((e) => e.type === "error")).toHaveLength(0);
+  expect((await stream.result()).content[0]).toMatchObject({ text: "third time" });
+});
+
+test("chain retries stop after maxRetries and never retry an auth failure", async () => {
+  const overloaded = withFailover(
+    fakeCall(() => ({ error: "529 overloaded_error: Overloaded" })),
+    {
+      fallbacks: [],
+      store,
+      retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    },
+  );
+  await collect(overloaded(primary, { messages: [] }));
+  expect(calls).toHaveLength(3);
+  calls.length = 0;
+  const denied = withFailover(
+    fakeCall(() => ({ error: "401 Incorrect API key provided" })),
+    {
+      fallbacks: [],
+      store,
+      retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    },
+  );
+  const stream = denied(primary, { messages: [] });
+  await collect(stream);
+  // Each key once (rotation), then no round two: auth is not transient.
+  expect(calls).toHaveLength(2);
+  expect((await stream.result()).stopReason).toBe("error");
+});

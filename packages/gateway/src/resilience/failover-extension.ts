@@ -9,16 +9,20 @@ import { ConfigError } from "../config/jsonc.js";
 import type { ModelRegistry, ResolvedModel } from "../config/models-config.js";
 import type { RunContext, RunExtension, RunOutcome } from "../run/run-types.js";
 import { AuthProfileStore } from "./auth-profile-store.js";
-import { withFailover } from "./failover-model-call.js";
+import { type ChainRetry, withFailover } from "./failover-model-call.js";
 import type { FailoverAttempt } from "./types.js";
 
 export const AUTH_PROFILES_FILE = "auth-profiles.json";
+/** Two more rounds of the whole chain after an all-transient failure, 0.5 s then 1 s apart (Retry-After ≤ 10 s). */
+export const DEFAULT_CHAIN_RETRY: ChainRetry = { maxRetries: 2, baseDelayMs: 500, maxDelayMs: 10_000 };
 
 export interface FailoverExtensionOptions {
   config: TillerConfig;
   models: ModelRegistry;
   /** Defaults to the store at `$TILLER_HOME/auth-profiles.json` (created on first write). */
   store?: AuthProfileStore;
+  /** Whole-chain retry after transient failures (the engine does not retry on its own). */
+  retry?: ChainRetry;
   /** Told about every provisional failure and every answer that needed failover (gateway log). */
   log?: (line: string) => void;
 }
@@ -67,6 +71,7 @@ export function createFailoverExtension(options: FailoverExtensionOptions): Fail
         store,
         sessionKey: ctx.sessionKey,
         apiKeyFor: (m) => keys.get(`${m.provider}/${m.id}`),
+        retry: options.retry ?? DEFAULT_CHAIN_RETRY,
         onAttemptFailed: (attempt) => {
           state.attempts.push(attempt);
           log?.(

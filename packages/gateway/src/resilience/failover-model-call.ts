@@ -34,8 +34,55 @@ export interface FailoverCallOptions {
   preferredProfileId?: string;
   /** Told about each provisional failure (logs, diagnostics). */
   onAttemptFailed?: (attempt: FailoverAttempt) => void;
+  /**
+   * When every candidate failed transiently (overloaded, network, timeout) before any output, the whole chain
+   * is tried again after a backoff: `maxRetries` times, doubling from `baseDelayMs`, capped at `maxDelayMs`
+   * (a longer Retry-After, up to the cap, wins). Default: no chain retry.
+   */
+  retry?: ChainRetry;
   /** Told which model and profile finally answered. */
   onAnswered?: (answer: { provider: string; model: string; profileId?: string }) => void;
+}
+
+export interface ChainRetry {
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+const TRANSIENT = new Set(["overloaded", "network", "timeout"]);
+
+/** Runs `run`; on a FailoverError whose every try failed transiently, waits and runs it again. */
+async function withChainRetry<T>(
+  retry: ChainRetry | undefined,
+  signal: AbortSignal | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      const transient =
+        isFailoverError(err) && err.attempts.length > 0 && err.attempts.every((a) => TRANSIENT.has(a.reason ?? ""));
+      if (!retry || !transient || attempt > retry.maxRetries || signal?.aborted) throw err;
+      const backoff = Math.min(retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs);
+      const asked = Math.min(err.retryAfterMs ?? 0, retry.maxDelayMs);
+      await abortableSleep(Math.max(backoff, asked), signal);
+      if (signal?.aborted) throw err;
+    }
+  }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 type AttemptEnd =
@@ -85,43 +132,45 @@ export function withFailover(call: ModelCall, options: FailoverCallOptions): Mod
 
     void (async () => {
       try {
-        const answer = await runWithFailover<AttemptEnd>({
-          candidates,
-          store: options.store,
-          sessionKey: options.sessionKey,
-          preferredProfileId: options.preferredProfileId,
-          signal: callOptions?.signal,
-          classify: (err) => classifyError(err instanceof Error ? err : String(err)),
-          failureOf: (end) => {
-            if (end.kind === "done") return undefined;
-            lastFailed = end.message;
-            // Output already reached the client: this failure is final, not a provisional one.
-            if (end.forwarded || end.message.stopReason === "aborted") return undefined;
-            return classifyError(end.message);
-          },
-          onAttemptFailed: options.onAttemptFailed,
-          attempt: async ({ provider, model: id, profile }) => {
-            const m = byRef.get(`${provider}/${id}`) as Model<Api>;
-            const apiKey = profile ? profile.key : m === model ? callOptions?.apiKey : options.apiKeyFor?.(m);
-            let opts: SimpleStreamOptions = { ...callOptions, apiKey };
-            let end = await tryOnce(m, opts);
-            const tried = new Set<ModelThinkingLevel>();
-            while (
-              end.kind === "failed" &&
-              !end.forwarded &&
-              opts?.reasoning &&
-              isThinkingLevelRejection(end.message.errorMessage ?? "")
-            ) {
-              const next = pickFallbackThinkingLevel(end.message.errorMessage ?? "", opts.reasoning, tried);
-              if (!next) break;
-              tried.add(opts.reasoning);
-              // "off" means no reasoning option at all: some providers reject any explicit effort value.
-              opts = { ...opts, reasoning: next === "off" ? undefined : next };
-              end = await tryOnce(m, opts);
-            }
-            return end;
-          },
-        });
+        const answer = await withChainRetry(options.retry, callOptions?.signal, () =>
+          runWithFailover<AttemptEnd>({
+            candidates,
+            store: options.store,
+            sessionKey: options.sessionKey,
+            preferredProfileId: options.preferredProfileId,
+            signal: callOptions?.signal,
+            classify: (err) => classifyError(err instanceof Error ? err : String(err)),
+            failureOf: (end) => {
+              if (end.kind === "done") return undefined;
+              lastFailed = end.message;
+              // Output already reached the client: this failure is final, not a provisional one.
+              if (end.forwarded || end.message.stopReason === "aborted") return undefined;
+              return classifyError(end.message);
+            },
+            onAttemptFailed: options.onAttemptFailed,
+            attempt: async ({ provider, model: id, profile }) => {
+              const m = byRef.get(`${provider}/${id}`) as Model<Api>;
+              const apiKey = profile ? profile.key : m === model ? callOptions?.apiKey : options.apiKeyFor?.(m);
+              let opts: SimpleStreamOptions = { ...callOptions, apiKey };
+              let end = await tryOnce(m, opts);
+              const tried = new Set<ModelThinkingLevel>();
+              while (
+                end.kind === "failed" &&
+                !end.forwarded &&
+                opts?.reasoning &&
+                isThinkingLevelRejection(end.message.errorMessage ?? "")
+              ) {
+                const next = pickFallbackThinkingLevel(end.message.errorMessage ?? "", opts.reasoning, tried);
+                if (!next) break;
+                tried.add(opts.reasoning);
+                // "off" means no reasoning option at all: some providers reject any explicit effort value.
+                opts = { ...opts, reasoning: next === "off" ? undefined : next };
+                end = await tryOnce(m, opts);
+              }
+              return end;
+            },
+          }),
+        );
         options.onAnswered?.({ provider: answer.provider, model: answer.model, profileId: answer.profileId });
         if (answer.result.kind === "done") out.push(answer.result.event);
         else {

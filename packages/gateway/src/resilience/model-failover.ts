@@ -90,6 +90,7 @@ export async function runWithFailover<T>(options: FailoverRunOptions<T>): Promis
         reason: failure.class,
         status: failure.status,
         message: failure.message,
+        ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
       };
       fail(attempt);
       if (failure.class === "context_overflow") {
@@ -118,6 +119,7 @@ export async function runWithFailover<T>(options: FailoverRunOptions<T>): Promis
     model: last?.model ?? options.candidates[0]?.model ?? "unknown",
     profileId: last?.profileId,
     status: last?.status,
+    retryAfterMs: last?.retryAfterMs,
     attempts,
   });
 }

@@ -61,4 +61,6 @@ export interface FailoverAttempt {
   reason?: ErrorClass;
   status?: number;
   message?: string;
+  /** The wait the provider asked for (Retry-After), when it named one. */
+  retryAfterMs?: number;
 }
