@@ -295,7 +295,10 @@ describe("plugins in a real gateway run", () => {
     const streamed = deltas.map((e) => e.data.delta).join("");
     expect(streamed).toBe("Visible  answer");
     expect(JSON.stringify(r.events)).not.toContain("hidden reasoning");
-    expect(r.final.result.payloads).toEqual([{ text: "Visible  answer (via recorder)", mediaUrl: null }]);
+    // The [[reply:m1]] directive became a payload field.
+    expect(r.final.result.payloads).toEqual([
+      { text: "Visible  answer (via recorder)", mediaUrl: null, replyToId: "m1" },
+    ]);
   });
 
   it("when nothing renders and a tool failed, the reply is a short tool-error message", async () => {
@@ -321,6 +324,17 @@ describe("plugins in a real gateway run", () => {
       10_000,
       "the relayed run",
     );
+  });
+
+  it("/context answers with the run's prompt report (sections, files, sizes) without a model call", async () => {
+    const r = await run("/context", "context");
+    expect(r.requests).toHaveLength(0);
+    const report = r.final.result.payloads[0].text as string;
+    expect(report).toMatch(/^System prompt \(full\): \d+ chars, ~\d+ tokens/);
+    expect(report).toContain("  project_context: ");
+    expect(report).toMatch(/file EXTRA\.md: (\d+)\/\1 chars \(ok\)/);
+    expect(report).toContain("file SOUL.md: 0/0 chars (missing)");
+    expect(report).toMatch(/tools: \d+ \(schemas \d+ chars\)/);
   });
 
   it("/new runs the command hook (its message is in the reply) and ends the old session (session_end)", async () => {

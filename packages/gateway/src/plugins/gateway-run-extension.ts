@@ -4,7 +4,8 @@
  *   resolveModel  — message_received, session_start (first run of a session id), before_model_resolve and the
  *                   legacy before_agent_start (provider/model override);
  *   buildPrompt   — workspace (created on first use) and sandbox, skills snapshot (per session id), tools,
- *                   bootstrap files + agent:bootstrap, before_prompt_build, the system prompt; before_agent_reply;
+ *                   bootstrap files + agent:bootstrap, before_prompt_build, the system prompt; before_agent_reply
+ *                   (and `/context`, answered with the prompt report);
  *   wrapModelCall — a claimed turn gets the plugin's synthetic reply instead of a model call;
  *   onEngineEvent — reply shaping of the assistant stream (think tags, directives, NO_REPLY held back), block
  *                   replies, before/after_compaction, reset of the shaper on a compaction retry;
@@ -17,7 +18,7 @@ import type { ModelRegistry } from "../config/models-config.js";
 import type { InternalHookRegistry } from "../hooks/internal-hooks.js";
 import { prepareRunPrompt, runModelHooks } from "../prompt/prepare-run-prompt.js";
 import { type SkillsSnapshot, takeSkillsSnapshot } from "../prompt/skills-snapshot.js";
-import type { SystemPromptReport } from "../prompt/system-prompt-builder.js";
+import { formatSystemPromptReport, type SystemPromptReport } from "../prompt/system-prompt-builder.js";
 import type { BlockStreamingOptions, ShapedPayload } from "../reply/reply-shaper.js";
 import { ReplyShaper } from "../reply/reply-shaper.js";
 import type { EngineEvent } from "../run/embedded-session.js";
@@ -36,6 +37,8 @@ export const SHAPING_STATE_KEY = "gateway-shaping";
 export const BLOCK_STREAM = "block" as AgentStream;
 /** `agent` event stream of reasoning when `reasoning: "stream"` ({ text, delta }). */
 export const THINKING_STREAM = "thinking" as AgentStream;
+/** A message of exactly this text is answered with the run's system prompt report. */
+export const CONTEXT_COMMAND = "/context";
 /** Most sessions whose skills snapshot / start are remembered (oldest forgotten first). */
 const MAX_REMEMBERED_SESSIONS = 1000;
 
@@ -111,12 +114,18 @@ function remember(set: Set<string>, id: string): void {
   if (set.size > MAX_REMEMBERED_SESSIONS) set.delete(set.values().next().value as string);
 }
 
-function toRunPayload(p: ShapedPayload): ReplyPayload {
+/** A run payload plus the directive fields channels use (reply threading, voice notes). */
+export type ShapedRunPayload = ReplyPayload & { replyToId?: string; replyToCurrent?: boolean; audioAsVoice?: boolean };
+
+function toRunPayload(p: ShapedPayload): ShapedRunPayload {
   return {
     text: p.text ?? "",
     mediaUrl: p.mediaUrls?.[0] ?? null,
     ...(p.mediaUrls && p.mediaUrls.length > 0 ? { mediaUrls: p.mediaUrls } : {}),
     ...(p.isError ? { isError: true } : {}),
+    ...(p.replyToId ? { replyToId: p.replyToId } : {}),
+    ...(p.replyToCurrent ? { replyToCurrent: true } : {}),
+    ...(p.audioAsVoice ? { audioAsVoice: true } : {}),
   };
 }
 
@@ -270,6 +279,11 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
       ctx.prompt = prepared.prompt;
       st.report = prepared.report;
 
+      if (ctx.request.message.trim() === CONTEXT_COMMAND) {
+        // `/context`: answer with the prompt report of this very run, without calling the model.
+        st.claim = { reply: formatSystemPromptReport(prepared.report), pluginId: "context" };
+        return;
+      }
       if (hooks.hasHooks("before_agent_reply")) {
         const claim = await hooks.runBeforeAgentReply({ prompt: ctx.request.message }, st.hookContext);
         if (claim) st.claim = { reply: claim.reply, pluginId: claim.pluginId };
