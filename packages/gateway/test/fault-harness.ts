@@ -4,6 +4,7 @@
  *
  *   [fault:KIND:N]   the first N requests carrying this exact message fail with KIND, later ones answer
  *   [fault:KIND:all] every request carrying it fails
+ *   [fault:KIND:N:ID] like N, but counted over every request that quotes this directive anywhere
  *
  * KIND: 401 | 402 | 429 (Retry-After: 120) | 500 | 529 | hang | cut-early (before any text) | cut-late
  * (after two text deltas) | malformed (a broken JSON chunk first) | overflow (context length exceeded).
@@ -126,13 +127,15 @@ export async function startFaultProvider(): Promise<FaultProvider> {
     const text = lastUserText(req.body);
     const key = String(req.headers.authorization ?? "").replace(/^Bearer /, "");
     const model = String(req.body?.model ?? "");
-    const m = /\[fault:([a-z0-9-]+):(all|\d+)\]/.exec(text);
+    const m = /\[fault:([a-z0-9-]+):(all|\d+)(?::([a-z0-9-]+))?\]/.exec(text);
     let fault: FaultKind | undefined;
     if (m && (FAULT_KINDS as readonly string[]).includes(m[1] as string)) {
-      const used = spent.get(text) ?? 0;
+      // With an id, the count is shared by every request quoting the directive (e.g. a compaction summary).
+      const counter = m[3] ? m[0] : text;
+      const used = spent.get(counter) ?? 0;
       if (m[2] === "all" || used < Number(m[2])) {
         fault = m[1] as FaultKind;
-        spent.set(text, used + 1);
+        spent.set(counter, used + 1);
       }
     }
     log.push({ text, key, model, ...(fault ? { fault } : {}) });

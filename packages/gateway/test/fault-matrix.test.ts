@@ -196,7 +196,7 @@ describe("final failures", () => {
 });
 
 describe("restart", () => {
-  it("cooldowns survive a restart; without fallbacks a 529 is a final error with the provider's message", async () => {
+  it("cooldowns survive a restart; without fallbacks a 529 is retried, then final with the provider's message", async () => {
     const first = await runCase("[fault:401:1]");
     expect(first.tries).toEqual(["mock-1@key-a", "mock-1@key-b"]);
     await client.close();
@@ -225,13 +225,26 @@ describe("restart", () => {
       { expectFinal: true },
     );
     expect(fin.status).toBe("error");
-    // No fallback configured: only mock-1 is ever asked (the engine may retry it after a backoff).
+    // No fallback configured: only mock-1 is asked, once plus two chain retries after a backoff.
     const tries = provider.requestsFor(overloaded);
-    expect(tries.length).toBeGreaterThanOrEqual(1);
-    expect(tries.every((t) => t.model === "mock-1")).toBe(true);
+    expect(tries.map((t) => t.model)).toEqual(["mock-1", "mock-1", "mock-1"]);
     const wait: any = await client.request("agent.wait", { runId });
     expect(wait.status).toBe("error");
     expect(wait.error).toMatch(/Overloaded/);
     expect(wait.error).not.toMatch(/All models failed/);
+
+    // Overloaded twice, then fine: the chain retry makes the provisional errors invisible.
+    writeProfiles(home);
+    const flaky = `flaky ${randomUUID()} [fault:529:2]`;
+    const flakyId = randomUUID();
+    const ok2: any = await client.request(
+      "agent",
+      { message: flaky, idempotencyKey: flakyId, sessionKey: "fault-flaky" },
+      { expectFinal: true },
+    );
+    expect(ok2.status).toBe("ok");
+    expect(provider.requestsFor(flaky)).toHaveLength(3);
+    expect(await client.request("agent.wait", { runId: flakyId })).toMatchObject({ status: "ok" });
+    expect(expectCleanTranscript(flaky).stopReason).toBe("stop");
   }, 30_000);
 });
