@@ -1,22 +1,59 @@
 /** health, status, agents.list, models.list. */
 import { SERVER_VERSION } from "../protocol/frames.js";
+import type { SessionEntry } from "../store/session-store.js";
 import type { MethodContext, MethodTable } from "./method-types.js";
 
+/** How many recent sessions `health` lists (per agent and overall). */
+const HEALTH_RECENT = 5;
+
+/** A session row as `openclaw health` prints it: `- <key> (<age in minutes>m ago)`. */
+function recentSessions(entries: readonly SessionEntry[], now: number) {
+  return entries.slice(0, HEALTH_RECENT).map((s) => ({
+    key: s.key,
+    updatedAt: s.updatedAt,
+    age: Math.max(0, now - s.updatedAt),
+    sessionId: s.sessionId,
+  }));
+}
+
+/**
+ * The reference's health summary. Each `agents[]` entry carries `agentId`, `isDefault`, `heartbeat` and its own
+ * `sessions` (the OpenClaw CLI reads exactly those: without them `openclaw health` printed "Agents: " and
+ * "NaNm ago"); `id` stays for Tiller's own clients.
+ */
 function health(ctx: MethodContext): unknown {
   const started = Date.now();
   const { core } = ctx;
-  const recent = core.store.list(5).map((s) => ({ key: s.key, updatedAt: s.updatedAt, sessionId: s.sessionId }));
+  const { defaultId, list } = core.config.agents;
+  const path = core.store.dir;
+  const total = core.store.count();
+  // One agent owns every session; with several, one pass over the index splits them (health is a rare call).
+  const rows = list.length > 1 ? core.store.list(total) : core.store.list(HEALTH_RECENT);
+  const now = Date.now();
+  const sessions = { path, count: total, recent: recentSessions(rows, now) };
+  const agents = list.map((a) => {
+    const mine = list.length > 1 ? rows.filter((s) => s.agentId === a.id) : rows;
+    return {
+      agentId: a.id,
+      id: a.id,
+      name: a.name ?? a.id,
+      isDefault: a.id === defaultId,
+      // Tiller has no heartbeat scheduler: always disabled.
+      heartbeat: { enabled: false, every: "disabled", everyMs: null },
+      sessions: list.length > 1 ? { path, count: mine.length, recent: recentSessions(mine, now) } : sessions,
+    };
+  });
   return {
     ok: true,
-    ts: Date.now(),
+    ts: now,
     durationMs: Date.now() - started,
     channels: {},
     channelOrder: [],
     channelLabels: {},
     heartbeatSeconds: 0,
-    defaultAgentId: core.config.agents.defaultId,
-    agents: core.config.agents.list.map((a) => ({ id: a.id, name: a.name ?? a.id })),
-    sessions: { path: core.store.dir, count: core.store.count(), recent },
+    defaultAgentId: defaultId,
+    agents,
+    sessions,
   };
 }
 
