@@ -259,6 +259,13 @@ describe("agent run", () => {
     const basic = list.sessions.find((s: any) => s.key === "agent:main:e2e-basic");
     expect(basic).toMatchObject({ agentId: "main", inputTokens: 10, outputTokens: 5, lastRun: { status: "ok" } });
     expect(basic.sessionFile).toMatch(/\.jsonl$/);
+    // agent with a sessionId continues that session.
+    const again: any = await client.request(
+      "agent",
+      { message: "by id", idempotencyKey: key(), sessionId: basic.sessionId },
+      { expectFinal: true, onAccepted: (p: any) => expect(p.sessionKey).toBe("agent:main:e2e-basic") },
+    );
+    expect(again.result.meta.agentMeta.sessionId).toBe(basic.sessionId);
     await client.close();
   });
 });

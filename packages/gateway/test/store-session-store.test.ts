@@ -50,6 +50,7 @@ describe("SessionStore", () => {
       contextTokens: 17,
     });
     expect(store.list()[0]?.key).toBe("agent:main:a");
+    expect(store.getBySessionId(a.sessionId)?.key).toBe("agent:main:a");
     expect(store.count()).toBe(2);
     const reset = store.reset("agent:main:a");
     expect(reset?.sessionId).not.toBe(a.sessionId);

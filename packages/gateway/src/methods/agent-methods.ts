@@ -63,7 +63,7 @@ export function resolveSessionKey(core: GatewayCore, p: { sessionKey?: string; s
     });
   }
   if (!p.sessionKey && p.sessionId) {
-    const found = core.store.list(10_000).find((s) => s.sessionId === p.sessionId);
+    const found = core.store.getBySessionId(p.sessionId);
     if (found) return { key: found.key, agentId: found.agentId, rest: found.key };
   }
   const parsed = normalizeSessionKey(p.sessionKey, agents.defaultId, p.agentId);

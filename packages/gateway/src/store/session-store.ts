@@ -119,6 +119,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, last_run_id TEXT, last_run_status TEXT
 );
 CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at DESC);
+CREATE INDEX IF NOT EXISTS sessions_session_id ON sessions(session_id);
 CREATE TABLE IF NOT EXISTS runs (
   run_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, status TEXT NOT NULL, accepted_at INTEGER NOT NULL,
   started_at INTEGER, ended_at INTEGER, error TEXT, summary TEXT, result TEXT
@@ -142,6 +143,7 @@ export class SessionStore {
     const db = this.db;
     this.stmts = {
       get: db.prepare<[string], SessionRowDb>("SELECT * FROM sessions WHERE key = ?"),
+      bySessionId: db.prepare<[string], SessionRowDb>("SELECT * FROM sessions WHERE session_id = ? LIMIT 1"),
       insert: db.prepare(
         `INSERT INTO sessions (key, agent_id, session_id, session_file, created_at, updated_at)
          VALUES (@key, @agentId, @sessionId, @sessionFile, @now, @now)`,
@@ -180,6 +182,12 @@ export class SessionStore {
 
   get(key: string): SessionEntry | undefined {
     const row = this.stmts.get.get(key);
+    return row ? toEntry(row) : undefined;
+  }
+
+  /** The entry whose current session id is `sessionId`. */
+  getBySessionId(sessionId: string): SessionEntry | undefined {
+    const row = this.stmts.bySessionId.get(sessionId);
     return row ? toEntry(row) : undefined;
   }
 
