@@ -26,6 +26,7 @@ runConformanceSuite({
       json: errorBodies.geminiRateLimit,
       message: /RESOURCE_EXHAUSTED: You exceeded your current quota/,
       retryAfterMs: 17000,
+      class: "quota", // Google's own wording for a per-minute quota
     },
     server: { status: 500, json: errorBodies.geminiServer, message: /INTERNAL: An internal error has occurred/ },
     overloaded: {

@@ -224,7 +224,9 @@ async function run(
   }
   if (options?.signal?.aborted) throw new Error("aborted");
   if (!stopReason)
-    throw new ProviderStreamError("The stream ended before message_delta's stop_reason (connection cut?)");
+    throw new ProviderStreamError(
+      "Connection closed before the stream finished: no stop_reason (message_delta) received",
+    );
   switch (stopReason) {
     case "max_tokens":
       return b.done("length");

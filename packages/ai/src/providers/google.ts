@@ -164,7 +164,7 @@ async function run(
     }
   }
   if (options?.signal?.aborted) throw new Error("aborted");
-  if (!finish) throw new ProviderStreamError("The stream ended before a finishReason (connection cut?)");
+  if (!finish) throw new ProviderStreamError("Connection closed before the stream finished: no finishReason received");
   if (finish === "STOP") return b.done(b.hasToolCalls() ? "toolUse" : "stop");
   if (finish === "MAX_TOKENS") return b.done("length");
   throw new ProviderStreamError(

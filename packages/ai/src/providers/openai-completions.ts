@@ -174,7 +174,7 @@ async function run(
     }
   }
   if (options?.signal?.aborted) throw new Error("aborted");
-  if (!finish) throw new ProviderStreamError("The stream ended before a finish_reason (connection cut?)");
+  if (!finish) throw new ProviderStreamError("Connection closed before the stream finished: no finish_reason received");
   switch (finish) {
     case "length":
       return b.done("length");

@@ -121,7 +121,8 @@ async function run(
     }
   }
   if (options?.signal?.aborted) throw new Error("aborted");
-  if (!final) throw new ProviderStreamError("The stream ended before response.completed (connection cut?)");
+  if (!final)
+    throw new ProviderStreamError("Connection closed before the stream finished: no response.completed received");
   if (final.status === "failed") {
     const e = final.error;
     throw new ProviderStreamError(`${e?.code ? `${e.code}: ` : ""}${e?.message ?? "response failed"}`);

@@ -223,7 +223,7 @@ export class MessageBuilder {
     const info = describeError(error);
     const out = this.output;
     out.stopReason = aborted ? "aborted" : "error";
-    out.errorMessage = aborted ? `Request was aborted${info.message ? ` (${info.message})` : ""}` : info.message;
+    out.errorMessage = aborted ? "Request was aborted" : info.message;
     const st = status ?? info.status;
     if (st !== undefined && !aborted) out.errorStatus = st;
     if (info.retryAfterMs !== undefined && !aborted) out.retryAfterMs = info.retryAfterMs;
@@ -290,6 +290,19 @@ function tryJson(text: string): unknown {
   }
 }
 
+/** The innermost `cause` with a system error code or message ("ECONNREFUSED", "other side closed"). */
+function rootCause(error: unknown): string {
+  let found = "";
+  let current = (error as { cause?: unknown }).cause;
+  for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
+    const c = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof c.code === "string") found = typeof c.message === "string" ? `${c.code}: ${c.message}` : c.code;
+    else if (!found && typeof c.message === "string" && c.message !== "fetch failed") found = c.message;
+    current = c.cause;
+  }
+  return found;
+}
+
 /**
  * Vendor message, HTTP status and requested wait from an SDK error, an in-stream error event or anything
  * thrown. The message starts with the status when there is one ("429 rate_limit_error: ...").
@@ -322,6 +335,10 @@ export function describeError(error: unknown): ErrorInfo {
     else if (typeof i.code === "string") vendorType = i.code;
   }
   let message = vendorMessage ?? rawMessage.replace(/^\d{3} /, "");
+  // undici reports a connection closed mid-body as a bare "terminated"; fetch failures hide the reason in `cause`.
+  if (message === "terminated") message = "Connection closed before the stream finished (terminated)";
+  const causeText = rootCause(error);
+  if (causeText && !message.includes(causeText)) message = `${message} (${causeText})`;
   if (vendorType && !message.includes(vendorType)) message = `${vendorType}: ${message}`;
   if (status !== undefined && !message.startsWith(String(status))) message = `${status} ${message}`;
   const retryAfterMs = retryAfterFromHeaders(e.headers) ?? retryAfterFromBody(body);
@@ -358,7 +375,7 @@ export function runStream(
       await body(builder);
       if (!builder.isFinished) {
         if (signal?.aborted) throw new Error("aborted");
-        throw new ProviderStreamError("The stream ended without a stop reason (connection cut?)");
+        throw new ProviderStreamError("Connection closed before the stream finished: no stop reason received");
       }
     } catch (error) {
       try {

@@ -4,10 +4,12 @@
  * retry-after, a cut stream, a malformed chunk, an abort mid-stream, and a context-overflow body.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { classifyError } from "../../src/classify-error.js";
 import type {
   Api,
   AssistantMessageEventStreamLike,
   Context,
+  ErrorClass,
   Model,
   SimpleStreamOptions,
   StreamOptions,
@@ -24,6 +26,8 @@ export interface ErrorCase {
   /** Must appear in errorMessage. */
   message: RegExp;
   retryAfterMs?: number;
+  /** What `classifyError` must make of the failed message (higher layers retry/rotate/compact on it). */
+  class?: ErrorClass;
 }
 
 export interface ConformanceSpec {
@@ -190,6 +194,18 @@ export function runConformanceSuite(spec: ConformanceSpec): void {
         expect(result.errorMessage).toMatch(c.message);
         expect(result.errorMessage).toMatch(new RegExp(`^${c.status}\\b`));
         if (c.retryAfterMs !== undefined) expect(result.retryAfterMs).toBe(c.retryAfterMs);
+        const expectedClass =
+          c.class ??
+          (
+            {
+              auth: "auth",
+              rateLimit: "rate_limit",
+              server: "unknown",
+              overloaded: "overloaded",
+              contextOverflow: "context_overflow",
+            } as const
+          )[key];
+        if (key !== "server") expect(classifyError(result).class).toBe(expectedClass);
         expect(server?.requests).toHaveLength(1); // SDK retries are off by default
       });
     }
@@ -200,7 +216,7 @@ export function runConformanceSuite(spec: ConformanceSpec): void {
       const { result, terminal } = await collect(spec.stream(model, CONTEXT, opts));
       expect(terminal).toMatchObject({ type: "error", reason: "error" });
       expect(textOfMessage(result)).toBe("Partial answer");
-      expect(result.errorMessage).toBeTruthy();
+      expect(classifyError(result)).toMatchObject({ class: "network", retryable: true });
     });
 
     it("ends with an error event on a malformed JSON chunk, keeping what came before", async () => {
