@@ -5,7 +5,8 @@
  *    network reads), `unpaced` = one delta per microtask (a producer that outruns the consumer).
  *  - turns: 500 turns of one trivial tool call each; framework overhead per turn, first and last 100 turns.
  *  - both again with a transcript already holding 5,000 messages.
- * Each case first runs a tenth of its work on a separate agent (JIT warm-up), then measures.
+ * Each case first runs the same work on a separate agent (JIT warm-up; a tenth of it for the unpaced cases),
+ * then measures.
  * Each figure is the median of 3 fresh processes (AGENT_BENCH_REPS), except pi's unpaced 200k (one run).
  * `npm run bench -- agent-loop`.
  */
@@ -185,8 +186,10 @@ async function runCase(impl: Impl, scenario: Scenario, n: number, prefill: numbe
     }
     return stream;
   };
-  // Warm-up run on a separate agent (a tenth of the work), so both implementations are measured JIT-warm.
-  const warm = lib.makeAgent({ model, messages: [], tools: [tool], streamFn: makeStreamFn(Math.ceil(n / WARM_DIV)) });
+  // Warm-up run on a separate agent, so both implementations are measured JIT-warm.
+  // The unpaced warm-up is a tenth of the work (pi's cost there grows quadratically); the others run it in full.
+  const warmN = scenario === "unpaced" ? Math.ceil(n / 10) : n;
+  const warm = lib.makeAgent({ model, messages: [], tools: [tool], streamFn: makeStreamFn(warmN) });
   warm.subscribe(() => {});
   await warm.prompt("warm up");
   const agent = lib.makeAgent({ model, messages: history(prefill), tools: [tool], streamFn: makeStreamFn(n) });
@@ -256,7 +259,6 @@ function child(impl: Impl, scenario: Scenario, n: number, prefill: number): Case
   return JSON.parse(line) as CaseResult;
 }
 
-const WARM_DIV = Number(process.env.AGENT_BENCH_WARM_DIV ?? 10);
 const REPS = Number(process.env.AGENT_BENCH_REPS ?? 3);
 
 /** The run with the median time. */

@@ -12,23 +12,28 @@ import type {
   Transport,
   UserMessage,
 } from "@tiller/ai";
+
 import { defaultConvertToLlm, failedAssistantMessage, runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+import {
+  type AgentEventHandler,
+  type AgentOptions,
+  DEFAULT_MODEL,
+  MessageQueue,
+  type QueuedMessageInput,
+  toMessage,
+} from "./agent-options.js";
 import { makeSnapshot, type StateOwner, Transcript } from "./agent-state.js";
 import { defaultStreamFn } from "./default-stream.js";
+import { EventBus, type Subscription } from "./event-bus.js";
 import type {
-  AfterToolCallContext,
-  AfterToolCallResult,
   AgentContext,
   AgentEvent,
-  AgentEventOf,
   AgentEventType,
   AgentListener,
   AgentLoopConfig,
   AgentMessage,
   AgentState,
   AgentTool,
-  BeforeToolCallContext,
-  BeforeToolCallResult,
   QueueMode,
   SteeringDelivery,
   StreamFn,
@@ -39,110 +44,14 @@ import type {
 // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
 type AnyTool = AgentTool<any>;
 
-/** A user message without a timestamp (the seed writes them so); the Agent stamps it. */
-export interface QueuedUserMessage {
-  role: "user";
-  content: UserMessage["content"];
-  timestamp?: number;
-}
-
-/** What `steer()` and `followUp()` accept: a message, a user message without timestamp, or plain text. */
-export type QueuedMessageInput = AgentMessage | QueuedUserMessage | string;
-
-/** Handler for `subscribe(type, handler)`: receives the events of that type (all of them for `"*"`). */
-export type AgentEventHandler<K extends AgentEventType | "*"> = (
-  event: K extends AgentEventType ? AgentEventOf<K> : AgentEvent,
-  signal: AbortSignal,
-) => Promise<void> | void;
-
-/** Options for `new Agent(...)`. Every option is also a public field, read at each use. */
-export interface AgentOptions {
-  initialState?: Partial<Pick<AgentState, "systemPrompt" | "model" | "thinkingLevel" | "tools" | "messages">>;
-  convertToLlm?: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
-  transformContext?: (messages: AgentMessage[], signal?: AbortSignal) => Promise<AgentMessage[]>;
-  /** Default: @tiller/ai's `streamSimple`. */
-  streamFn?: StreamFn;
-  getApiKey?: (provider: string) => Promise<string | undefined> | string | undefined;
-  onPayload?: SimpleStreamOptions["onPayload"];
-  onResponse?: SimpleStreamOptions["onResponse"];
-  beforeToolCall?: (
-    context: BeforeToolCallContext,
-    signal?: AbortSignal,
-  ) => Promise<BeforeToolCallResult | undefined> | BeforeToolCallResult | undefined;
-  afterToolCall?: (
-    context: AfterToolCallContext,
-    signal?: AbortSignal,
-  ) => Promise<AfterToolCallResult | undefined> | AfterToolCallResult | undefined;
-  /** Default `one-at-a-time`. */
-  steeringMode?: QueueMode;
-  /** Default `one-at-a-time`. */
-  followUpMode?: QueueMode;
-  /** Default `skip-remaining`. */
-  steeringDelivery?: SteeringDelivery;
-  sessionId?: string;
-  thinkingBudgets?: ThinkingBudgets;
-  transport?: Transport;
-  maxRetryDelayMs?: number;
-  /** Default `parallel`. */
-  toolExecution?: ToolExecutionMode;
-  /** Called when a listener throws or rejects. Default: `console.error`. The run goes on either way. */
-  onListenerError?: (error: unknown, event: AgentEvent) => void;
-}
-
-const DEFAULT_MODEL: Model = {
-  id: "unknown",
-  name: "unknown",
-  api: "unknown",
-  provider: "unknown",
-  baseUrl: "",
-  reasoning: false,
-  input: [],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  contextWindow: 0,
-  maxTokens: 0,
-};
-
 const BUSY_PROMPT =
   "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
 
 const EMPTY_SET: ReadonlySet<string> = new Set();
 
-class MessageQueue {
-  items: AgentMessage[] = [];
-  constructor(public mode: QueueMode) {}
-  drain(): AgentMessage[] {
-    if (this.items.length === 0) return [];
-    if (this.mode === "all") {
-      const all = this.items;
-      this.items = [];
-      return all;
-    }
-    return this.items.splice(0, 1);
-  }
-}
-
-interface Subscription {
-  type: AgentEventType | "*";
-  // biome-ignore lint/suspicious/noExplicitAny: handlers are narrowed per type at subscribe time.
-  fn: (event: any, signal: AbortSignal) => Promise<void> | void;
-}
-
 interface ActiveRun {
   controller: AbortController;
   idle: Promise<void>;
-}
-
-function isThenable(value: unknown): value is Promise<unknown> {
-  return typeof (value as { then?: unknown } | undefined)?.then === "function";
-}
-
-function toMessage(input: QueuedMessageInput): AgentMessage {
-  if (typeof input === "string") return { role: "user", content: input, timestamp: Date.now() };
-  const candidate = input as { role?: unknown; timestamp?: unknown };
-  if (candidate.role === "user" && typeof candidate.timestamp !== "number") {
-    return { ...(input as QueuedUserMessage), timestamp: Date.now() } as AgentMessage;
-  }
-  return input as AgentMessage;
 }
 
 const IDLE_SIGNAL = new AbortController().signal;
@@ -175,15 +84,17 @@ export class Agent implements StateOwner {
   #error: string | undefined;
   #snapshot: AgentState | undefined;
 
-  #subscriptions: readonly Subscription[] = [];
+  readonly #bus = new EventBus(
+    (event) => this.#reduce(event),
+    () => this.#signal,
+    (error, event) => this.onListenerError(error, event),
+  );
   readonly #steering: MessageQueue;
   readonly #followUps: MessageQueue;
   #steerWatchers = new Set<() => void>();
   #active: ActiveRun | undefined;
   /** The active run's signal (or a never-aborted one), handed to listeners. */
   #signal: AbortSignal = IDLE_SIGNAL;
-  /** The delivery in progress when a listener went async; later events wait behind it. */
-  #delivering: Promise<void> | undefined;
 
   constructor(options: AgentOptions = {}) {
     const initial = options.initialState ?? {};
@@ -335,19 +246,12 @@ export class Agent implements StateOwner {
   subscribe(listener: AgentListener): () => void;
   subscribe<K extends AgentEventType | "*">(type: K, handler: AgentEventHandler<K>): () => void;
   subscribe(a: AgentListener | AgentEventType | "*", b?: Subscription["fn"]): () => void {
-    const entry: Subscription =
-      typeof a === "function" ? { type: "*", fn: a } : { type: a, fn: b as Subscription["fn"] };
-    // Copy on write: a delivery in progress keeps the list it started with.
-    this.#subscriptions = [...this.#subscriptions, entry];
-    return () => {
-      this.#subscriptions = this.#subscriptions.filter((s) => s !== entry);
-    };
+    return this.#bus.add(typeof a === "function" ? { type: "*", fn: a } : { type: a, fn: b as Subscription["fn"] });
   }
 
   /** Removes a handler added with `subscribe(type, handler)`. */
   unsubscribe<K extends AgentEventType | "*">(type: K, handler: AgentEventHandler<K>): void {
-    const index = this.#subscriptions.findIndex((s) => s.type === type && s.fn === handler);
-    if (index >= 0) this.#subscriptions = this.#subscriptions.filter((_, i) => i !== index);
+    this.#bus.remove(type, handler as Subscription["fn"]);
   }
 
   // ---- Runs --------------------------------------------------------------------------------------------------
@@ -430,33 +334,15 @@ export class Agent implements StateOwner {
     };
   }
 
-  /** Loop configuration whose fields read the agent live, so mode and hook changes apply during a run. */
+  /**
+   * Loop configuration whose fields read the agent live, so mode and hook changes apply during a run. Stream
+   * options come from `getStreamOptions` (a small plain object per LLM call).
+   */
   #loopConfig(): AgentLoopConfig {
     const agent = this;
     return {
       get model() {
         return agent.#model;
-      },
-      get reasoning() {
-        return agent.#thinkingLevel === "off" ? undefined : agent.#thinkingLevel;
-      },
-      get sessionId() {
-        return agent.sessionId;
-      },
-      get onPayload() {
-        return agent.onPayload;
-      },
-      get onResponse() {
-        return agent.onResponse;
-      },
-      get transport() {
-        return agent.transport;
-      },
-      get thinkingBudgets() {
-        return agent.thinkingBudgets;
-      },
-      get maxRetryDelayMs() {
-        return agent.maxRetryDelayMs;
       },
       get toolExecution() {
         return agent.toolExecution;
@@ -523,7 +409,8 @@ export class Agent implements StateOwner {
       this.#error = failure.errorMessage;
       await this.#dispatch({ type: "agent_end", messages: [failure] });
     } finally {
-      if (this.#delivering) await this.#delivering;
+      const settled = this.#bus.settled();
+      if (settled) await settled;
       this.#isStreaming = false;
       this.#streamMessage = undefined;
       this.#pendingToolCalls = EMPTY_SET;
@@ -536,80 +423,11 @@ export class Agent implements StateOwner {
 
   // ---- Event delivery ----------------------------------------------------------------------------------------
 
-  /**
-   * Applies the event to the state, then hands it to the listeners in order. Synchronous listeners cost no
-   * promise at all; once one returns a promise, this and every later event wait behind it.
-   */
   #dispatch(event: AgentEvent): Promise<void> | undefined {
-    const before = this.#delivering;
-    if (before) {
-      const next = before.then(() => this.#deliver(event));
-      this.#track(next);
-      return next;
-    }
-    const pending = this.#deliver(event);
-    if (pending) this.#track(pending);
-    return pending;
+    return this.#bus.dispatch(event);
   }
 
-  #track(pending: Promise<void>): void {
-    this.#delivering = pending;
-    void pending.then(() => {
-      if (this.#delivering === pending) this.#delivering = undefined;
-    });
-  }
-
-  #deliver(event: AgentEvent): Promise<void> | undefined {
-    this.#reduce(event);
-    const subscriptions = this.#subscriptions;
-    const signal = this.#signal;
-    for (let i = 0; i < subscriptions.length; i++) {
-      const s = subscriptions[i] as Subscription;
-      if (s.type !== "*" && s.type !== event.type) continue;
-      let result: unknown;
-      try {
-        result = s.fn(event, signal);
-      } catch (error) {
-        this.#report(error, event);
-        continue;
-      }
-      if (isThenable(result)) return this.#deliverAsync(event, subscriptions, i + 1, result, signal);
-    }
-    return undefined;
-  }
-
-  async #deliverAsync(
-    event: AgentEvent,
-    subscriptions: readonly Subscription[],
-    from: number,
-    first: Promise<unknown>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    try {
-      await first;
-    } catch (error) {
-      this.#report(error, event);
-    }
-    for (let i = from; i < subscriptions.length; i++) {
-      const s = subscriptions[i] as Subscription;
-      if (s.type !== "*" && s.type !== event.type) continue;
-      try {
-        const result = s.fn(event, signal);
-        if (isThenable(result)) await result;
-      } catch (error) {
-        this.#report(error, event);
-      }
-    }
-  }
-
-  #report(error: unknown, event: AgentEvent): void {
-    try {
-      this.onListenerError(error, event);
-    } catch {
-      // A failing error reporter must not break the run either.
-    }
-  }
-
+  /** Applies an event to the state, just before the listeners see it. */
   #reduce(event: AgentEvent): void {
     switch (event.type) {
       case "message_start":
