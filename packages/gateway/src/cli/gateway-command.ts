@@ -28,6 +28,8 @@ export async function startGateway(argv: readonly string[]): Promise<GatewayServ
   const config = loadConfig(resolveTillerHome());
   if (process.env.TILLER_GATEWAY_BENCH_MODEL === "1") registerBenchModel();
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  // One faulty plugin or provider promise must not take every session down with the process.
+  process.on("unhandledRejection", (err) => log(`unhandled rejection (gateway keeps serving): ${String(err)}`));
   // Plugins ($TILLER_HOME/plugins), gateway hooks ($TILLER_HOME/hooks), prompt assembly, tools, reply shaping.
   const shaping = await loadGatewayShaping({ config, log });
   const server = await GatewayServer.start({
