@@ -178,6 +178,55 @@ describe("openai-completions specifics", () => {
     expect(tool).toEqual({ role: "tool", tool_call_id: assistant.tool_calls[0].id, content: "A", name: "read" });
   });
 
+  it("replays DeepSeek reasoning_content on its own turns and inserts an assistant turn after tool results when required", async () => {
+    server = await startOpenAIMock([{ events: openaiChatEvents({ text: ["ok"] }) }]);
+    const model = testModel("openai-completions", {
+      provider: "deepseek",
+      baseUrl: server.baseUrl,
+      compat: { requiresAssistantAfterToolResult: true },
+    });
+    const usage = {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    };
+    const context = {
+      messages: [
+        { role: "user" as const, content: "go", timestamp: 1 },
+        {
+          role: "assistant" as const,
+          content: [
+            { type: "thinking" as const, thinking: "need the file" },
+            { type: "toolCall" as const, id: "call_1", name: "read", arguments: { path: "a" } },
+          ],
+          api: "openai-completions" as Api,
+          provider: "deepseek",
+          model: "test-model",
+          usage,
+          stopReason: "toolUse" as const,
+          timestamp: 2,
+        },
+        {
+          role: "toolResult" as const,
+          toolCallId: "call_1",
+          toolName: "read",
+          content: [{ type: "text" as const, text: "A" }],
+          isError: false,
+          timestamp: 3,
+        },
+        { role: "user" as const, content: "and now?", timestamp: 4 },
+      ],
+    };
+    await collect(streamOpenAICompletions(model, context, { apiKey: "k" }));
+    const sent = server.requests[0]!.body.messages;
+    expect(sent.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
+    expect(sent[1].reasoning_content).toBe("need the file");
+    expect(sent[1].content).toBeNull();
+  });
+
   it("sends user images as image_url data URLs, and a text note instead for text-only models", async () => {
     server = await startOpenAIMock([
       { events: openaiChatEvents({ text: ["a"] }) },
