@@ -117,7 +117,7 @@ for (const c of CASES) {
     console.log(
       `| ${c.api} | ${(sse.length / 1e6).toFixed(1)} MB | ${tMBs.toFixed(2)} | ${pMBs.toFixed(2)} | ${(tMBs / pMBs).toFixed(2)}x | ${tC.toFixed(2)} | ${pC.toFixed(2)} | ${(tC / pC).toFixed(2)}x |`,
     );
-    void events;
+    if (events < DELTAS) throw new Error(`${c.api}: only ${events} events for ${DELTAS} deltas`);
   } finally {
     await server.close();
   }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { streamAnthropic, streamSimpleAnthropic } from "../src/providers/anthropic.js";
-import type { Api, AssistantMessage, Context, Message } from "../src/types.js";
+import type { AssistantMessage, Context, Message } from "../src/types.js";
 import { collect, testModel, textOfMessage } from "./helpers/collect.js";
 import { type MockServer, startAnthropicMock } from "./helpers/mock-server.js";
 import { CONTEXT, runConformanceSuite } from "./helpers/provider-conformance.js";
@@ -247,4 +247,3 @@ describe.skipIf(!process.env.ANTHROPIC_API_KEY)("anthropic live", () => {
     expect(result.usage.input).toBeGreaterThan(0);
   });
 });
-void (null as unknown as Api);
