@@ -144,7 +144,7 @@ async function runFloor(): Promise<Result> {
 
 // ---- Tiller gateway ---------------------------------------------------------------------------------
 
-async function runGateway(): Promise<Result> {
+async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
   const home = mkdtempSync(join(tmpdir(), "tiller-gw-bench-"));
   writeFileSync(
     join(home, "tiller.json"),
@@ -167,7 +167,12 @@ async function runGateway(): Promise<Result> {
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, TILLER_HOME: home, TILLER_GATEWAY_BENCH_MODEL: "1" },
+      env: {
+        ...process.env,
+        TILLER_HOME: home,
+        TILLER_GATEWAY_BENCH_MODEL: "1",
+        ...(engine === "basic" ? { TILLER_GATEWAY_ENGINE: "basic" } : {}),
+      },
       stdio: ["ignore", "pipe", "inherit"],
     },
   );
@@ -209,7 +214,14 @@ async function runGateway(): Promise<Result> {
     const bad = finals.filter((f) => (f as { status: string }).status !== "ok").length;
     if (bad > 0) throw new Error(`${bad} runs did not end ok`);
     await Promise.all(clients.map((c) => c.close()));
-    return { name: "tiller gateway", events: received, seconds, latencies, rssBaseMb: rssBase, rssPeakMb: peak };
+    return {
+      name: engine === "basic" ? "tiller (basic)" : "tiller gateway",
+      events: received,
+      seconds,
+      latencies,
+      rssBaseMb: rssBase,
+      rssPeakMb: peak,
+    };
   } finally {
     proc.kill("SIGTERM");
     await new Promise((r) => proc.once("exit", r));
@@ -233,10 +245,11 @@ function summarize(r: Result) {
 }
 
 const floor = summarize(await runFloor());
-const tiller = summarize(await runGateway());
+const tiller = summarize(await runGateway("agent-session"));
+const basic = summarize(await runGateway("basic"));
 console.log(`${SESSIONS} sessions × ${DELTAS} deltas (${(SESSIONS * DELTAS).toLocaleString()} events per target)`);
 console.log("target          events   seconds   events/s   p50 ms   p99 ms   RSS base→peak MB   RSS/session MB");
-for (const r of [floor, tiller]) {
+for (const r of [floor, tiller, basic]) {
   console.log(
     `${r.name.padEnd(14)} ${String(r.events).padStart(8)} ${r.seconds.toFixed(2).padStart(9)} ${Math.round(
       r.eventsPerSec,
@@ -247,6 +260,12 @@ for (const r of [floor, tiller]) {
       )} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}   ${`${r.rssBaseMb.toFixed(0)}→${r.rssPeakMb.toFixed(0)}`.padStart(16)} ${r.rssPerSessionMb.toFixed(2).padStart(16)}`,
   );
 }
+console.log(
+  "tiller gateway: the full pipeline (coding agent's AgentSession engine); tiller (basic): the same gateway with the minimal engine",
+);
+console.log(
+  `ratio basic/floor: throughput ${(basic.eventsPerSec / floor.eventsPerSec).toFixed(2)}×, p50 latency ${(basic.p50 / floor.p50).toFixed(2)}×`,
+);
 console.log(
   `ratio tiller/floor: throughput ${(tiller.eventsPerSec / floor.eventsPerSec).toFixed(2)}×, p50 latency ${(tiller.p50 / floor.p50).toFixed(2)}×, p99 latency ${(tiller.p99 / floor.p99).toFixed(2)}×`,
 );

@@ -6,8 +6,10 @@
  * The first stdout line of a started gateway is `listening ws://HOST:PORT` (tests and scripts read it).
  */
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { loadConfig, resolveTillerHome } from "../config/load-config.js";
 import { attachGatewayShaping, gatewayShapingOf, loadGatewayShaping } from "../plugins/gateway-extensions.js";
+import { basicSessionFactory } from "../run/basic-session.js";
 import { registerBenchModel } from "../run/bench-model.js";
 import { GatewayServer } from "../server/gateway-server.js";
 import { gatewayUrl, int, parseArgs, str } from "./args.js";
@@ -39,7 +41,14 @@ export async function startGateway(argv: readonly string[]): Promise<GatewayServ
     token: str(args, "token") || process.env.TILLER_GATEWAY_TOKEN || undefined,
     password: str(args, "password"),
     log,
-    runner: shaping.runner,
+    runner:
+      process.env.TILLER_GATEWAY_ENGINE === "basic"
+        ? // The minimal engine (no tools, no compaction): the benchmark uses it to isolate the gateway's own costs.
+          {
+            ...shaping.runner,
+            sessionFactory: basicSessionFactory((id) => join(config.home, "sessions", "gateway", id)),
+          }
+        : shaping.runner,
   });
   attachGatewayShaping(server.core, shaping);
   await shaping.gatewayStarted(server.port);

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
 import type { AssistantMessage, UserMessage } from "@tiller/ai";
 import { convertToLlm, SessionManager } from "@tiller/coding-agent";
-import type { EmbeddedSession, EngineEvent } from "./embedded-session.js";
+import type { EmbeddedSession, EngineEvent, SessionFactory } from "./embedded-session.js";
 import type { RunContext } from "./run-types.js";
 
 export class BasicSession implements EmbeddedSession {
@@ -148,6 +148,11 @@ export class BasicSession implements EmbeddedSession {
   private emit(event: AgentEvent): void {
     for (const l of this.listeners) l(event);
   }
+}
+
+/** A SessionFactory of BasicSessions (no tools): `transcriptDir` maps an agent id to its transcript folder. */
+export function basicSessionFactory(transcriptDir: (agentId: string) => string): SessionFactory {
+  return async (ctx) => BasicSession.open(ctx, transcriptDir(ctx.agentId));
 }
 
 function userMessage(text: string): UserMessage {
