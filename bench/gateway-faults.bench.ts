@@ -27,7 +27,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const CLEAN_SECONDS = Number(process.env.BENCH_CLEAN_SECONDS ?? Math.max(5, Math.round(SECONDS / 4)));
 const FAULT_RATE = Number(process.env.BENCH_FAULT_RATE ?? 0.1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const RUN_TIMEOUT_S = 3;
+/** Per-run timeout: ends hung provider streams; long enough that a busy gateway does not time out healthy runs. */
+const RUN_TIMEOUT_S = Number(process.env.BENCH_RUN_TIMEOUT_S ?? 20);
 
 function rssMb(pid: number): number {
   try {
