@@ -30,6 +30,7 @@ beforeAll(async () => {
       };
     }
     if (last.role === "tool") return { text: `tool said: ${JSON.stringify(last.content)}` };
+    if (user.includes("trigger-error")) return { status: 400 };
     return { text: `Echo: ${user}` };
   });
   fx = makeFixture(server);
@@ -63,6 +64,15 @@ describe("tiller -p (print mode)", () => {
     const sessions = join(fx.home, "sessions");
     const files = readdirSync(sessions, { recursive: true }).filter((f) => String(f).endsWith(".jsonl"));
     expect(files.length).toBeGreaterThan(0);
+  });
+
+  it("a provider error ends with exit code 1 and the provider's message on stderr, nothing on stdout", async () => {
+    const r = await runCli(["-p", "--no-session", "trigger-error"], { cwd: fx.project, env: fx.env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/400|mock error/);
+    // A 400 is not retried.
+    expect(server.requests.filter((b) => lastUserText(b) === "trigger-error")).toHaveLength(1);
   });
 
   it("runs on the offline model with a note on stderr when no provider is configured", async () => {
