@@ -51,7 +51,8 @@ interface Replay {
 
 /**
  * Plays one captured connection the way the CLI does: wait for connect.challenge, send connect, then each
- * request in turn. An `agent` request is done at its second answer (the CLI's expectFinal); others at the first.
+ * request in turn. An `agent` request is done at its second answer (the CLI's expectFinal), so is `chat.send` (the
+ * end of its run); others at the first.
  */
 function replay(url: string, requests: Captured["frame"][], timeoutMs = 15_000): Promise<Replay> {
   const ws = new WebSocket(url);
@@ -86,7 +87,9 @@ function replay(url: string, requests: Captured["frame"][], timeoutMs = 15_000):
       list.push(f);
       answers.set(f.id, list);
       if (req.method === "connect") hello = f.payload;
-      const final = req.method !== "agent" || !f.ok || f.payload?.status !== "accepted";
+      // `agent` and `chat.send` answer twice; the replay waits for the end of the run to see its events too.
+      const twice = req.method === "agent" || req.method === "chat.send";
+      const final = !twice || !f.ok || (f.payload?.status !== "accepted" && f.payload?.status !== "started");
       if (final) {
         step++;
         sendNext();
@@ -143,6 +146,10 @@ describe("openclaw agent (replayed)", () => {
     expect(ack).toMatchObject({ ok: true, payload: { runId: agentReq.params.idempotencyKey, status: "accepted" } });
     expect(final).toMatchObject({ ok: true, payload: { runId: agentReq.params.idempotencyKey, status: "ok" } });
     expect(printedText(final.payload)).toBe("echo: hello json");
+    // The ack comes before the run's first event (a free lane starts the run at once; the reference acks first).
+    const ackAt = second.frames.indexOf(ack);
+    const firstEventAt = second.frames.findIndex((f) => f.type === "event" && f.payload?.runId === ack.payload.runId);
+    expect(firstEventAt).toBeGreaterThan(ackAt);
     // The CLI reports a gap when frame-level seq skips: events on one connection count 1, 2, 3, …
     const seqs = second.frames.filter((f) => f.type === "event" && f.seq !== undefined).map((f) => f.seq);
     expect(seqs.length).toBeGreaterThan(0);
@@ -181,6 +188,21 @@ describe("openclaw agent (replayed)", () => {
     expect(final?.payload.status).toBe("ok");
     expect(printedText(final.payload)).toBe("echo: hello model");
     expect(final.payload.result.meta.agentMeta).toMatchObject({ model: "mock-1" });
+  });
+});
+
+describe("openclaw gateway call chat.send (replayed)", () => {
+  it('answers "started" before the run\'s first event, then ends the run ok', async () => {
+    const [conn] = connectionsOf("call-chat-send") as [Captured["frame"][]];
+    const send = req(conn, "chat.send");
+    const r = await replay(gw.url, conn);
+    const [started, done] = r.answers.get(send.id) ?? [];
+    expect(started).toMatchObject({ ok: true, payload: { runId: "chat-1", status: "started" } });
+    expect(done).toMatchObject({ ok: true, payload: { runId: "chat-1", status: "ok" } });
+    const firstEventAt = r.frames.findIndex((f) => f.type === "event" && f.payload?.runId === "chat-1");
+    expect(firstEventAt).toBeGreaterThan(r.frames.indexOf(started));
+    const finalChat = r.frames.find((f) => f.event === "chat" && f.payload?.state === "final");
+    expect(finalChat?.payload.message.content).toEqual([{ type: "text", text: "echo: hi chat" }]);
   });
 });
 

@@ -120,9 +120,12 @@ async function agent(ctx: MethodContext): Promise<unknown> {
   }
   const req = baseRequest(p, session, acceptedAt);
   if (p.label) core.store.ensure(session.key, session.agentId);
+  // Ack before submit: a free lane starts the run inside submit, and its first event must not beat the ack
+  // (the reference's order; a client learns the run from the ack).
+  ctx.respond({ runId, status: "accepted", acceptedAt, sessionKey: session.key });
   core.submit(req);
   if (p.label) core.store.patch(session.key, { label: p.label });
-  answerTwice(ctx, runId, session.key, acceptedAt);
+  void core.runs.whenDone(runId).then((o) => ctx.respond(finalPayload(runId, o)));
   return undefined;
 }
 

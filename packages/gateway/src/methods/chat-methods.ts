@@ -50,10 +50,12 @@ async function chatSend(ctx: MethodContext): Promise<unknown> {
   if (command) {
     core.runs.accept(req);
     core.runs.finish(runId, command);
+    ctx.respond({ runId, status: "started" });
   } else {
+    // Answer before submit: a free lane starts the run inside submit and its events must not beat this answer.
+    ctx.respond({ runId, status: "started" });
     core.submit(req);
   }
-  ctx.respond({ runId, status: "started" });
   void core.runs
     .whenDone(runId)
     .then((o) => ctx.respond({ runId, status: o.status === "ok" ? "ok" : "error", summary: o.summary }));
