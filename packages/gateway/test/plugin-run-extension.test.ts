@@ -149,6 +149,32 @@ describe("gateway run extension", () => {
     expect(await ext.shapeReply?.(ctx, [])).toEqual([]);
   });
 
+  it("before_model_resolve overrides switch the run's model; an unknown override keeps the model and is logged", async () => {
+    const other = { ref: "mock/big", model: { provider: "mock", id: "big" } };
+    const models = { resolve: (ref: string) => (ref === "big" ? other : undefined) } as any;
+    const logs: string[] = [];
+    const make = (model: string) =>
+      createGatewayRunExtension({
+        hooks: new HookRunner([
+          {
+            pluginId: "router",
+            hookName: "before_model_resolve",
+            priority: 0,
+            handler: (() => ({ modelOverride: model })) as ErasedHookHandler,
+          },
+        ]),
+        models: () => models,
+        log: (l) => logs.push(l),
+      });
+    const ctx = fakeCtx([]);
+    await make("big").resolveModel?.(ctx);
+    expect(ctx.model).toBe(other);
+    const ctx2 = fakeCtx([]);
+    await make("nope").resolveModel?.(ctx2);
+    expect(ctx2.model.ref).toBe("mock/m");
+    expect(logs.join()).toContain("model override /nope is unknown");
+  });
+
   it("buildPrompt creates the agent workspace on first use and puts the report in the run state", async () => {
     const ext = createGatewayRunExtension({ hooks: new HookRunner() });
     const ctx = fakeCtx([]);

@@ -122,6 +122,13 @@ describe("gateway tool pipeline", () => {
     await expect(read.execute("r2", { path: join(ws, "secret.txt") })).rejects.toThrow();
   });
 
+  it("skill env reaches exec", async () => {
+    const { tools } = buildGatewayToolset({ workspaceDir: dir, env: { TILLER_SKILL_TOKEN: "skill-secret-42" } });
+    const exec = tools.find((t) => t.name === "exec") as AgentTool;
+    const r = await exec.execute("e1", { command: 'echo "token=$TILLER_SKILL_TOKEN"' });
+    expect(JSON.stringify(r.content)).toContain("token=skill-secret-42");
+  });
+
   it("before_tool_call blocks with the plugin's reason, rewrites params; after_tool_call observes", async () => {
     const observed: unknown[] = [];
     const hooks = new HookRunner([
