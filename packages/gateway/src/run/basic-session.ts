@@ -1,7 +1,7 @@
 /**
  * The gateway's built-in engine: a conversation over the coding agent's SessionManager (JSONL transcript
  * with its writer lock) and the run's model call. One model turn per prompt plus one per steering message;
- * no tools. Each finished message is appended and fsynced at turn end, so a crash loses no completed turn.
+ * no tools. Each finished message is appended (one write per entry), so a killed gateway loses no completed turn.
  */
 import { mkdirSync } from "node:fs";
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
@@ -129,8 +129,9 @@ export class BasicSession implements EmbeddedSession {
     const reply = await stream.result();
     if (!started) this.emit({ type: "message_start", message: reply });
     this.append(reply);
+    // No fsync per turn: each append is already a write(2), which survives a killed process; close() fsyncs.
+    // A synchronous fsync here would stall every other session on the event loop.
     this.emit({ type: "turn_end", message: reply, toolResults: [] });
-    this.sm.sync();
     return reply;
   }
 
