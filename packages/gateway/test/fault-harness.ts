@@ -7,7 +7,8 @@
  *   [fault:KIND:N:ID] like N, but counted over every request that quotes this directive anywhere
  *
  * KIND: 401 | 402 | 429 (Retry-After: 120) | 500 | 529 | hang | cut-early (before any text) | cut-late
- * (after two text deltas) | malformed (a broken JSON chunk first) | overflow (context length exceeded).
+ * (after two text deltas) | malformed (a broken JSON chunk first) | overflow (context length exceeded) |
+ * thinking (400 for any reasoning_effort other than "low", which it lists as the supported value).
  * Without a directive (or once N failures are spent) it answers "echo: <message>" in three deltas;
  * `[delay:MS]` spaces those events MS apart.
  * Every request is logged with the key it carried and the model it asked for.
@@ -29,6 +30,7 @@ export const FAULT_KINDS = [
   "cut-late",
   "malformed",
   "overflow",
+  "thinking",
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -36,6 +38,8 @@ export interface FaultRequest {
   text: string;
   key: string;
   model: string;
+  /** reasoning_effort of the request, when it sent one. */
+  effort?: string;
   fault?: FaultKind;
 }
 
@@ -105,6 +109,19 @@ export function faultReply(kind: FaultKind, text: string): MockReply {
       return { events: echoEvents(text), cutAfter: 3 };
     case "malformed":
       return { events: [{ data: '{"id":"chatcmpl-x","choices":[{"delta":{"content":"oops' }, ...echoEvents(text)] };
+    case "thinking":
+      return {
+        status: 400,
+        json: {
+          error: {
+            message:
+              "Unsupported value: 'reasoning_effort' is not supported with this model. Supported values are: 'low'.",
+            type: "invalid_request_error",
+            param: "reasoning_effort",
+            code: "unsupported_value",
+          },
+        },
+      };
     case "overflow":
       return {
         status: 400,
@@ -127,18 +144,21 @@ export async function startFaultProvider(): Promise<FaultProvider> {
     const text = lastUserText(req.body);
     const key = String(req.headers.authorization ?? "").replace(/^Bearer /, "");
     const model = String(req.body?.model ?? "");
+    const effort = typeof req.body?.reasoning_effort === "string" ? (req.body.reasoning_effort as string) : undefined;
     const m = /\[fault:([a-z0-9-]+):(all|\d+)(?::([a-z0-9-]+))?\]/.exec(text);
     let fault: FaultKind | undefined;
     if (m && (FAULT_KINDS as readonly string[]).includes(m[1] as string)) {
       // With an id, the count is shared by every request quoting the directive (e.g. a compaction summary).
       const counter = m[3] ? m[0] : text;
       const used = spent.get(counter) ?? 0;
-      if (m[2] === "all" || used < Number(m[2])) {
+      // "thinking" only rejects requests that ask for an effort other than the supported one.
+      const applies = m[1] !== "thinking" || (effort !== undefined && effort !== "low");
+      if (applies && (m[2] === "all" || used < Number(m[2]))) {
         fault = m[1] as FaultKind;
         spent.set(counter, used + 1);
       }
     }
-    log.push({ text, key, model, ...(fault ? { fault } : {}) });
+    log.push({ text, key, model, ...(effort ? { effort } : {}), ...(fault ? { fault } : {}) });
     if (fault) return faultReply(fault, text);
     const delay = /\[delay:(\d+)\]/.exec(text);
     return { events: echoEvents(text), ...(delay ? { delayMs: Number(delay[1]) } : {}) };
@@ -167,7 +187,7 @@ export function makeFaultHome(provider: FaultProvider, config: Record<string, un
           baseUrl: provider.server.baseUrl,
           api: "openai-completions",
           apiKey: "models-json-key",
-          models: [{ id: "mock-1" }],
+          models: [{ id: "mock-1", reasoning: true, compat: { supportsReasoningEffort: true } }],
         },
         backup: {
           baseUrl: provider.server.baseUrl,

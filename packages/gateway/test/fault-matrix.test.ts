@@ -146,6 +146,22 @@ describe("model failover", () => {
   });
 });
 
+describe("thinking level", () => {
+  it("a rejected thinking level is retried lower on the same model and key until one is accepted", async () => {
+    const r = await runCase("[fault:thinking:all]", { thinking: "high" });
+    const sent = provider.requestsFor(r.text);
+    expect(sent[0]?.effort).toBe("high");
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    // Never another model or key: a thinking level is not the key's or the model's fault.
+    expect(r.tries.every((t) => t === "mock-1@key-a")).toBe(true);
+    const last = sent.at(-1);
+    expect(last?.effort === undefined || last.effort === "low").toBe(true);
+    expect(r.final.status).toBe("ok");
+    expect(r.wait.status).toBe("ok");
+    expect(expectCleanTranscript(r.text).stopReason).toBe("stop");
+  });
+});
+
 describe("final failures", () => {
   it("a stream cut after text was streamed is not failed over: no reply from another model, status error", async () => {
     const r = await runCase("[fault:cut-late:all]");
