@@ -125,7 +125,7 @@ export function register(api) {
   writeFileSync(
     join(home, "plugins", "recorder", "index.mjs"),
     `${PLUGIN_LOG}
-const observe = ["message_received", "session_start", "session_end", "agent_end", "after_tool_call", "message_sent", "gateway_start", "gateway_stop"];
+const observe = ["message_received", "session_start", "session_end", "agent_end", "after_tool_call", "message_sent", "gateway_start", "gateway_stop", "before_compaction", "after_compaction"];
 export default function register(api) {
   for (const name of observe) api.on(name, (e, ctx) => log("recorder", name, { sessionKey: ctx.sessionKey ?? e.sessionKey, success: e.success, content: e.content, toolName: e.toolName }));
   api.on("before_model_resolve", (e) => { log("recorder", "before_model_resolve", { prompt: e.prompt }); });
@@ -335,6 +335,35 @@ describe("plugins in a real gateway run", () => {
     expect(report).toMatch(/file EXTRA\.md: (\d+)\/\1 chars \(ok\)/);
     expect(report).toContain("file SOUL.md: 0/0 chars (missing)");
     expect(report).toMatch(/tools: \d+ \(schemas \d+ chars\)/);
+  });
+
+  it("compaction hooks fire around a compaction of a tool session (sessions.compact)", async () => {
+    const before = hookLog().length;
+    const { client } = await connectClient(gw.url, { scopes: ["operator.write", "operator.admin"] });
+    try {
+      await client.request("sessions.patch", { key: "compact-me", model: "mock/mock-small" });
+      for (const w of ["first", "second", "third", "fourth"]) {
+        await client.request(
+          "agent",
+          {
+            message: `${w} topic ${"lorem ipsum ".repeat(120)}`,
+            idempotencyKey: randomUUID(),
+            sessionKey: "compact-me",
+          },
+          { expectFinal: true, timeoutMs: 30_000 },
+        );
+      }
+      const r: any = await client.request("sessions.compact", { key: "compact-me" }, { timeoutMs: 30_000 });
+      expect(r).toMatchObject({ ok: true, compacted: true });
+    } finally {
+      await client.close();
+    }
+    const hooksSeen = hookLog()
+      .slice(before)
+      .map((l) => l.hook);
+    expect(hooksSeen).toContain("before_compaction");
+    expect(hooksSeen).toContain("after_compaction");
+    expect(hooksSeen.indexOf("before_compaction")).toBeLessThan(hooksSeen.lastIndexOf("after_compaction"));
   });
 
   it("/new runs the command hook (its message is in the reply) and ends the old session (session_end)", async () => {

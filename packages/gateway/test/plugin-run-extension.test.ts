@@ -175,6 +175,31 @@ describe("gateway run extension", () => {
     expect(logs.join()).toContain("model override /nope is unknown");
   });
 
+  it("a manual compaction context (sessions.compact) is not a turn: no message_received, no claim", async () => {
+    const seen: string[] = [];
+    const hooks = new HookRunner([
+      obs("message_received", seen),
+      obs("session_start", seen),
+      {
+        pluginId: "claimer",
+        hookName: "before_agent_reply",
+        priority: 0,
+        handler: (() => {
+          seen.push("before_agent_reply");
+          return { handled: true, reply: "x" };
+        }) as ErasedHookHandler,
+      },
+    ]);
+    const ext = createGatewayRunExtension({ hooks });
+    const ctx = fakeCtx([]);
+    (ctx as any).runId = "compact:abc";
+    await ext.resolveModel?.(ctx);
+    await ext.buildPrompt?.(ctx);
+    expect(seen).toEqual([]);
+    const call = ctx.callModel;
+    expect(ext.wrapModelCall?.(call, ctx)).toBe(call);
+  });
+
   it("buildPrompt creates the agent workspace on first use and puts the report in the run state", async () => {
     const ext = createGatewayRunExtension({ hooks: new HookRunner() });
     const ctx = fakeCtx([]);

@@ -109,6 +109,11 @@ function syntheticCall(text: string, pluginId: string): ModelCall {
   };
 }
 
+/** True for the context of a manual compaction (`sessions.compact`), which is not a turn. */
+function isMaintenance(ctx: RunContext): boolean {
+  return ctx.runId.startsWith("compact:");
+}
+
 function remember(set: Set<string>, id: string): void {
   set.add(id);
   if (set.size > MAX_REMEMBERED_SESSIONS) set.delete(set.values().next().value as string);
@@ -161,6 +166,8 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
         }),
       };
       ctx.state[SHAPING_STATE_KEY] = st;
+      // A manual compaction borrows the run stages to open the session: no inbound message, no turn to claim.
+      if (isMaintenance(ctx)) return;
       await hooks.runObserver(
         "message_received",
         { from: ctx.sessionKey, content: ctx.request.message, timestamp: ctx.request.acceptedAt },
@@ -279,6 +286,7 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
       ctx.prompt = prepared.prompt;
       st.report = prepared.report;
 
+      if (isMaintenance(ctx)) return;
       if (ctx.request.message.trim() === CONTEXT_COMMAND) {
         // `/context`: answer with the prompt report of this very run, without calling the model.
         st.claim = { reply: formatSystemPromptReport(prepared.report), pluginId: "context" };

@@ -45,6 +45,7 @@ class ToolSession implements EmbeddedSession {
   constructor(
     private readonly session: AgentSession,
     private readonly ctx: RunContext,
+    private readonly hooks?: HookRunner,
   ) {
     this.unsubscribe = session.subscribe((event) => {
       if (event.type === "message_end") ctx.newMessages.push(event.message);
@@ -101,7 +102,16 @@ class ToolSession implements EmbeddedSession {
   }
 
   async compact(): Promise<{ compacted: boolean; tokensBefore?: number; summary?: string }> {
+    // A manual compaction: its events do not pass through run extensions, so the plugin hooks fire here.
+    const hookCtx = { agentId: this.ctx.agentId, sessionKey: this.ctx.sessionKey, sessionId: this.sessionId };
+    const messageCount = this.session.messages.length;
+    await this.hooks?.runObserver("before_compaction", { messageCount, sessionFile: this.sessionFile }, hookCtx);
     const r = await this.session.compact();
+    await this.hooks?.runObserver(
+      "after_compaction",
+      { messageCount: this.session.messages.length, tokenCount: r.tokensBefore, sessionFile: this.sessionFile },
+      hookCtx,
+    );
     return { compacted: true, tokensBefore: r.tokensBefore, summary: r.summary };
   }
 
@@ -168,6 +178,6 @@ export function createToolSessionFactory(options: ToolEngineOptions): SessionFac
       settingsManager: settings,
       streamFn: (model, context, opts) => ctx.callModel(model, context, { ...opts, apiKey: ctx.model.apiKey }),
     });
-    return new ToolSession(session, ctx);
+    return new ToolSession(session, ctx, hooks);
   };
 }
