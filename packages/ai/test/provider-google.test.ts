@@ -179,6 +179,33 @@ describe("google specifics", () => {
     expect(server.requests[2]!.body.contents[1].parts[0].thoughtSignature).toBe("skip_thought_signature_validator");
   });
 
+  it("keeps a thought signature sent on an empty text part and replays it to the same model", async () => {
+    const events = geminiEvents({ text: ["Answer."] });
+    events.push({
+      data: {
+        candidates: [{ content: { role: "model", parts: [{ text: "", thoughtSignature: "TXTSIG" }] }, index: 0 }],
+      },
+    });
+    // The finish chunk must stay last.
+    events.push(events.splice(events.length - 2, 1)[0]!);
+    server = await startGeminiMock([{ events }, { events: geminiEvents({ text: ["ok"] }) }]);
+    const model = testModel("google-generative-ai", {
+      id: "gemini-3-pro-preview",
+      provider: "google",
+      baseUrl: server.url,
+    });
+    const first = await collect(streamGoogle(model, CONTEXT, { apiKey: "k" }));
+    expect(first.result.content).toEqual([{ type: "text", text: "Answer.", textSignature: "TXTSIG" }]);
+    const context: Context = {
+      messages: [...CONTEXT.messages, first.result, { role: "user", content: "more", timestamp: 5 }],
+    };
+    await collect(streamGoogle(model, context, { apiKey: "k" }));
+    expect(server.requests[1]!.body.contents[1]).toEqual({
+      role: "model",
+      parts: [{ text: "Answer.", thoughtSignature: "TXTSIG" }],
+    });
+  });
+
   it("ends with an error event when Gemini stops for SAFETY, keeping the partial text", async () => {
     const events = geminiEvents({ text: ["Some ", "text"] });
     (events.at(-1)!.data as { candidates: { finishReason: string }[] }).candidates[0]!.finishReason = "SAFETY";

@@ -149,9 +149,11 @@ function modelParts(message: AssistantMessage, model: Model<Api>): GeminiPart[] 
       if (same && block.thinkingSignature) part.thoughtSignature = block.thinkingSignature;
       parts.push(part);
     } else if (block.type === "text") {
-      if (!block.text) continue;
+      const signature = same ? block.textSignature : undefined;
+      // An empty text part can still carry the turn's thought signature, which Gemini wants back.
+      if (!block.text && !signature) continue;
       const part: GeminiPart = { text: block.text };
-      if (same && block.textSignature) part.thoughtSignature = block.textSignature;
+      if (signature) part.thoughtSignature = signature;
       parts.push(part);
     } else {
       const part: GeminiPart = { functionCall: { name: block.name, args: block.arguments ?? {} } };
