@@ -73,7 +73,7 @@ export async function runPrintMode(args: CliArgs): Promise<number> {
   const started = await start(args);
   if (typeof started === "number") return started;
   const { setup, text } = started;
-  const stop = () => void setup.session.abort();
+  const stop = () => setup.session.abort().catch(() => {});
   process.once("SIGINT", stop);
   try {
     const r = await submit(setup, text, undefined);
@@ -110,7 +110,7 @@ export async function runJsonMode(args: CliArgs): Promise<number> {
     write(eventForWire(event));
   });
   setup.extensions.onError((e) => write({ type: "extension_error", ...e }));
-  const stop = () => void session.abort();
+  const stop = () => session.abort().catch(() => {});
   process.once("SIGINT", stop);
   try {
     await submit(setup, text, undefined);

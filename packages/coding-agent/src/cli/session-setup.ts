@@ -169,7 +169,7 @@ function wireExtensions(session: AgentSession, runner: ExtensionRunner, cwd: str
     cwd,
     hasUI: options.hasUI,
     notify: options.notify ?? ((m, level = "info") => process.stderr.write(`[${level}] ${m}\n`)),
-    abort: () => void session.abort(),
+    abort: () => session.abort().catch(() => {}),
     isIdle: () => !session.isStreaming,
   });
   if (runner.extensions.length === 0) return;

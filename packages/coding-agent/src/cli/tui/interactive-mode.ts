@@ -134,7 +134,7 @@ class InteractiveApp implements CommandHost {
     }
     const { session } = this.setup;
     if (matchesKey(data, "escape") && session.isStreaming) {
-      void session.abort();
+      session.abort().catch(() => {});
       this.handler.notice("aborting…", "warning");
       return;
     }
@@ -148,7 +148,7 @@ class InteractiveApp implements CommandHost {
     }
     if (matchesKey(data, "ctrl+c")) {
       if (this.editor.getText()) this.editor.setText("");
-      else if (session.isStreaming) void session.abort();
+      else if (session.isStreaming) session.abort().catch(() => {});
       else if (Date.now() - this.lastCtrlC < 1500) this.quit();
       else this.handler.notice("press Ctrl+C again to quit");
       this.lastCtrlC = Date.now();
