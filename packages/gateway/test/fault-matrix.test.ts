@@ -11,6 +11,7 @@ import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayClient } from "../src/cli/gateway-client.js";
+import type { EventFrame } from "../src/protocol/frames.js";
 import {
   type FaultProvider,
   makeFaultHome,
@@ -20,18 +21,19 @@ import {
   transcriptWith,
   writeProfiles,
 } from "./fault-harness.js";
-import { connectClient, type GatewayProc, removeHome, spawnGateway } from "./gateway-harness.js";
+import { agentEvents, connectClient, type GatewayProc, removeHome, spawnGateway } from "./gateway-harness.js";
 
 let provider: FaultProvider;
 let gw: GatewayProc;
 let home: string;
 let client: GatewayClient;
+let events: EventFrame[] = [];
 
 beforeAll(async () => {
   provider = await startFaultProvider();
   home = makeFaultHome(provider);
   gw = await spawnGateway(home);
-  client = (await connectClient(gw.url)).client;
+  ({ client, events } = await connectClient(gw.url));
 }, 30_000);
 
 afterAll(async () => {
@@ -46,6 +48,10 @@ interface CaseResult {
   final: any;
   wait: any;
   tries: string[];
+  /** What the client saw of the run: assistant text from the deltas, lifecycle phases, chat states. */
+  streamed: string;
+  phases: string[];
+  chatStates: string[];
 }
 
 /** Runs one message in a fresh session with fresh profile state; returns the final answer and what the provider saw. */
@@ -60,7 +66,16 @@ async function runCase(directive: string, extra: Record<string, unknown> = {}): 
   );
   const wait: any = await client.request("agent.wait", { runId, timeoutMs: 5000 });
   const tries = provider.requestsFor(text).map((r) => `${r.model}@${r.key}`);
-  return { text, final, wait, tries };
+  const ev = agentEvents(events, runId);
+  const streamed = ev
+    .filter((e) => e.stream === "assistant")
+    .map((e) => (e.data.delta as string | undefined) ?? "")
+    .join("");
+  const phases = ev.filter((e) => e.stream === "lifecycle").map((e) => e.data.phase as string);
+  const chatStates = events
+    .filter((e) => e.event === "chat" && (e.payload as any).runId === runId)
+    .map((e) => (e.payload as any).state as string);
+  return { text, final, wait, tries, streamed, phases, chatStates };
 }
 
 /** The transcript parses, holds the run's user message once and exactly one assistant message after it. */
@@ -86,6 +101,8 @@ describe("profile rotation", () => {
     expect(r.tries).toEqual(["mock-1@key-a", "mock-1@key-b"]);
     expect(r.final).toMatchObject({ status: "ok" });
     expect(r.final.result.payloads[0].text).toBe(`echo: ${r.text}`);
+    expect(r.streamed).toBe(`echo: ${r.text}`);
+    expect(r.phases).toEqual(["start", "end"]);
     expect(r.wait).toMatchObject({ status: "ok" });
     const a = readProfiles(home).usage["mock:a"];
     expect(a?.cooldownReason).toBe("auth");
@@ -128,6 +145,10 @@ describe("model failover", () => {
       expect(r.final.result.meta.agentMeta).toMatchObject({ provider: "backup", model: "backup-1" });
       expect(r.final.result.payloads).toEqual([{ text: `echo: ${r.text}`, mediaUrl: null }]);
       expect(r.wait).toMatchObject({ status: "ok" });
+      // The failed try never reached the client: the reply streamed once, no error phase, one final chat.
+      expect(r.streamed).toBe(`echo: ${r.text}`);
+      expect(r.phases).toEqual(["start", "end"]);
+      expect(r.chatStates.filter((st) => st !== "delta")).toEqual(["final"]);
       // A server-side failure says nothing about the key: it stays in rotation.
       expect(readProfiles(home).usage["mock:a"]?.cooldownUntil).toBeUndefined();
       expect(expectCleanTranscript(r.text).stopReason).toBe("stop");
