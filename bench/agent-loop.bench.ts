@@ -7,7 +7,8 @@
  *  - both again with a transcript already holding 5,000 messages.
  * Each case first runs the same work on a separate agent (JIT warm-up; a tenth of it for the unpaced cases),
  * then measures.
- * Each figure is the median of 3 fresh processes (AGENT_BENCH_REPS), except pi's unpaced 200k (one run).
+ * Each figure is the best of 3 runs on fresh agents in one process (AGENT_BENCH_INNER; pi's unpaced 200k runs
+ * once), median over AGENT_BENCH_REPS processes (default 1).
  * `npm run bench -- agent-loop`.
  */
 import { spawnSync } from "node:child_process";
@@ -192,47 +193,58 @@ async function runCase(impl: Impl, scenario: Scenario, n: number, prefill: numbe
   const warm = lib.makeAgent({ model, messages: [], tools: [tool], streamFn: makeStreamFn(warmN) });
   warm.subscribe(() => {});
   await warm.prompt("warm up");
-  const agent = lib.makeAgent({ model, messages: history(prefill), tools: [tool], streamFn: makeStreamFn(n) });
-  let events = 0;
-  const turnStarts: number[] = [];
-  agent.subscribe((event) => {
-    if (event.type === "message_update") events++;
-    else if (event.type === "turn_start") {
-      const c = process.cpuUsage();
-      turnStarts.push((c.user + c.system) / 1000);
+  const measure = async (): Promise<CaseResult> => {
+    const agent = lib.makeAgent({ model, messages: history(prefill), tools: [tool], streamFn: makeStreamFn(n) });
+    let events = 0;
+    const turnStarts: number[] = [];
+    agent.subscribe((event) => {
+      if (event.type === "message_update") events++;
+      else if (event.type === "turn_start") {
+        const c = process.cpuUsage();
+        turnStarts.push((c.user + c.system) / 1000);
+      }
+    });
+    (globalThis as { gc?: () => void }).gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    await agent.prompt("go");
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(c0);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const result: CaseResult = {
+      impl,
+      scenario,
+      n,
+      prefill,
+      ms,
+      cpuMs,
+      perSec: (n / ms) * 1000,
+      perCpuSec: (n / cpuMs) * 1000,
+      events,
+      rssBeforeMb: rssBefore / 1e6,
+      peakRssMb: (process.resourceUsage().maxRSS * 1024) / 1e6,
+    };
+    if (scenario === "turns") {
+      if (agent.state.messages.length !== prefill + 2 * n + 2) throw new Error(`unexpected transcript length`);
+      const gaps = turnStarts.slice(1).map((t, i) => t - (turnStarts[i] as number));
+      const avg = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / xs.length) * 1000;
+      result.perTurnUs = (ms / n) * 1000;
+      result.cpuPerTurnUs = (cpuMs / n) * 1000;
+      result.firstUs = avg(gaps.slice(0, 100));
+      result.lastUs = avg(gaps.slice(-100));
     }
-  });
-  (globalThis as { gc?: () => void }).gc?.();
-  const rssBefore = process.memoryUsage().rss;
-  const t0 = performance.now();
-  const c0 = process.cpuUsage();
-  await agent.prompt("go");
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(c0);
-  const cpuMs = (cpu.user + cpu.system) / 1000;
-  const result: CaseResult = {
-    impl,
-    scenario,
-    n,
-    prefill,
-    ms,
-    cpuMs,
-    perSec: (n / ms) * 1000,
-    perCpuSec: (n / cpuMs) * 1000,
-    events,
-    rssBeforeMb: rssBefore / 1e6,
-    peakRssMb: (process.resourceUsage().maxRSS * 1024) / 1e6,
+    return result;
   };
-  if (scenario === "turns") {
-    if (agent.state.messages.length !== prefill + 2 * n + 2) throw new Error(`unexpected transcript length`);
-    const gaps = turnStarts.slice(1).map((t, i) => t - (turnStarts[i] as number));
-    const avg = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / xs.length) * 1000;
-    result.perTurnUs = (ms / n) * 1000;
-    result.cpuPerTurnUs = (cpuMs / n) * 1000;
-    result.firstUs = avg(gaps.slice(0, 100));
-    result.lastUs = avg(gaps.slice(-100));
+  // Best of INNER runs (fresh agents, same process): on a shared host the noise only ever adds time.
+  // pi's unpaced 200k takes seconds per run, so it runs once.
+  const inner = impl === "pi" && scenario === "unpaced" && n >= 100_000 ? 1 : INNER;
+  let best: CaseResult | undefined;
+  for (let i = 0; i < inner; i++) {
+    const r = await measure();
+    if (!best || r.cpuMs < best.cpuMs) best = r;
   }
-  return result;
+  return best as CaseResult;
 }
 
 function child(impl: Impl, scenario: Scenario, n: number, prefill: number): CaseResult {
@@ -259,7 +271,8 @@ function child(impl: Impl, scenario: Scenario, n: number, prefill: number): Case
   return JSON.parse(line) as CaseResult;
 }
 
-const REPS = Number(process.env.AGENT_BENCH_REPS ?? 3);
+const REPS = Number(process.env.AGENT_BENCH_REPS ?? 1);
+const INNER = Number(process.env.AGENT_BENCH_INNER ?? 3);
 
 /** The run with the median time. */
 function median(runs: CaseResult[]): CaseResult {
@@ -285,7 +298,7 @@ function main(): void {
   );
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const [scenario, n, prefill] of cases) {
-    // Medians of REPS fresh processes, interleaved (the host is noisy); pi's slow unpaced 200k runs once.
+    // Median over REPS fresh processes, interleaved (the host is noisy); pi runs its slow unpaced 200k once.
     const piRuns: CaseResult[] = [];
     const tiRuns: CaseResult[] = [];
     const piReps = scenario === "unpaced" && n >= 200_000 ? 1 : REPS;
