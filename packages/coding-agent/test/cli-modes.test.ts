@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliFixture, makeFixture } from "./cli-helpers/fixture.js";
@@ -131,6 +131,39 @@ describe("extensions end to end", () => {
       (b) => lastUserText(b).includes("please delete it") && b.messages[b.messages.length - 1]!.role === "tool",
     )!;
     expect(JSON.stringify(followUp.messages[followUp.messages.length - 1]!.content)).toContain("GUARD: no deleting");
+  });
+});
+
+describe("extensions change the run", () => {
+  it("--extension: before_agent_start rewrites the system prompt, a registered tool is offered, a command runs locally", async () => {
+    const ext = join(fx.root, "shaper.mjs");
+    const marker = join(fx.root, "command-ran.txt");
+    writeFileSync(
+      ext,
+      `import { writeFileSync } from "node:fs";
+       export default (api) => {
+         api.on("before_agent_start", (e) => ({ systemPrompt: e.systemPrompt + "\\nEXT-SYSTEM-LINE" }));
+         api.registerTool({
+           name: "echo_tool", label: "echo", description: "Echo text back.",
+           parameters: { type: "object", properties: { text: { type: "string" } } },
+           execute: async (_id, p) => ({ content: [{ type: "text", text: String(p.text) }], details: {} }),
+         });
+         api.registerCommand("mark", { handler: (args) => writeFileSync(${JSON.stringify(marker)}, args) });
+       };`,
+    );
+    const before = server.requests.length;
+    const [run, command] = await Promise.all([
+      runCli(["-p", "--no-session", "--extension", ext, "shaped prompt"], { cwd: fx.project, env: fx.env }),
+      runCli(["-p", "--no-session", "-e", ext, "/mark done"], { cwd: fx.project, env: fx.env }),
+    ]);
+    expect(run.code).toBe(0);
+    const body = requestFor("shaped prompt");
+    expect(systemPromptOf(body)).toContain("EXT-SYSTEM-LINE");
+    expect(body.tools?.map((t) => t.function.name)).toContain("echo_tool");
+    expect(command.code).toBe(0);
+    expect(readFileSync(marker, "utf8")).toBe("done");
+    // The command was handled locally: only the other run reached the provider.
+    expect(server.requests.slice(before).filter((r) => lastUserText(r).includes("/mark"))).toHaveLength(0);
   });
 });
 
