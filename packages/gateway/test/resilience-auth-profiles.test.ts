@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
-import { AuthProfileStore } from "../src/resilience/auth-profile-store.js";
+import { AuthProfileStore, MAX_STICKY_SESSIONS } from "../src/resilience/auth-profile-store.js";
 
 let dir = "";
 let now = 1_000_000;
@@ -111,4 +111,14 @@ test("a provider's preferred profile from the file goes first, ahead of the stic
   expect(store.order("openai", { sessionKey: "agent:main:s" }).map((p) => p.id)).toEqual(["openai:b", "openai:a"]);
   store.markFailure("openai:b", "auth");
   expect(store.order("openai", { sessionKey: "agent:main:s" }).map((p) => p.id)).toEqual(["openai:a", "openai:b"]);
+});
+
+test("sticky choices are capped: the oldest sessions are forgotten first, the newest kept", () => {
+  const store = storeWith("openai:a", "openai:b");
+  for (let i = 0; i < MAX_STICKY_SESSIONS + 5; i++) store.markSuccess(i % 2 ? "openai:a" : "openai:b", `s${i}`);
+  const file = JSON.parse(readFileSync(join(dir, "auth-profiles.json"), "utf8"));
+  const keys = Object.keys(file.sessionProfiles);
+  expect(keys).toHaveLength(MAX_STICKY_SESSIONS);
+  expect(keys).not.toContain("s0");
+  expect(file.sessionProfiles[`s${MAX_STICKY_SESSIONS + 4}`]).toBe("openai:b");
 });

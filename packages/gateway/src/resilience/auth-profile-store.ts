@@ -3,6 +3,9 @@ import { dirname } from "node:path";
 import { BILLING_MAX_MS, billingDisableMs, cooldownMs, FAILURE_WINDOW_MS } from "./cooldown-policy.js";
 import type { AuthProfile, AuthProfileFile, ProfileFailureReason, ProfileOrderOptions, ProfileUsage } from "./types.js";
 
+/** Sticky choices kept in the file; older sessions fall back to least-recently-used order. */
+export const MAX_STICKY_SESSIONS = 2000;
+
 const emptyFile = (): AuthProfileFile => ({ version: 1, profiles: {}, usage: {}, sessionProfiles: {} });
 
 /**
@@ -159,8 +162,17 @@ export class AuthProfileStore {
       cooldownUntil: undefined,
       cooldownReason: undefined,
     };
-    if (sessionKey) this.data.sessionProfiles[sessionKey] = id;
+    if (sessionKey && this.data.sessionProfiles[sessionKey] !== id) this.stick(sessionKey, id);
     if (changed) this.save();
+  }
+
+  /** Pins `id` to the session, keeping only the newest MAX_STICKY_SESSIONS pins so the file stays small. */
+  private stick(sessionKey: string, id: string): void {
+    const pins = this.data.sessionProfiles;
+    delete pins[sessionKey];
+    pins[sessionKey] = id;
+    const keys = Object.keys(pins);
+    for (let i = 0; i < keys.length - MAX_STICKY_SESSIONS; i++) delete pins[keys[i] as string];
   }
 
   /** Records that the profile was used (before the outcome is known), for least-recently-used order. */
