@@ -1,12 +1,11 @@
-export {};
-export * from "./context/index.js";
-export * from "./home.js";
-export * from "./session/index.js";
-export * from "./extensions/index.js";
 export * from "./agent-session/index.js";
 export * from "./auth/index.js";
 export * from "./compaction/index.js";
+export * from "./context/index.js";
+export * from "./extensions/index.js";
+export * from "./home.js";
 export * from "./models/index.js";
 export * from "./retry.js";
+export * from "./session/index.js";
 export * from "./settings/index.js";
 export * from "./tools/index.js";
