@@ -136,6 +136,29 @@ describe("profile rotation", () => {
   });
 });
 
+describe("session stickiness", () => {
+  it("a session keeps the key it used last (not the least recently used one) until the session is reset", async () => {
+    writeProfiles(home);
+    const sessionKey = `sticky-${randomUUID()}`;
+    const keyOf = async (): Promise<string | undefined> => {
+      const text = `sticky ${randomUUID()}`;
+      const f: any = await client.request(
+        "agent",
+        { message: text, idempotencyKey: randomUUID(), sessionKey },
+        { expectFinal: true },
+      );
+      expect(f.status).toBe("ok");
+      return provider.requestsFor(text)[0]?.key;
+    };
+    // Least recently used would now be key-b; the session stays on key-a (warm prompt cache).
+    expect(await keyOf()).toBe("key-a");
+    expect(await keyOf()).toBe("key-a");
+    await client.request("sessions.reset", { key: `agent:main:${sessionKey}` });
+    // After the reset the profile is chosen afresh: the least recently used key, key-b.
+    expect(await keyOf()).toBe("key-b");
+  });
+});
+
 describe("model failover", () => {
   for (const kind of ["500", "529", "cut-early", "malformed"]) {
     it(`${kind} before any output: falls back to backup/backup-1 and reports it as the answering model`, async () => {

@@ -69,7 +69,8 @@ export function createFailoverExtension(options: FailoverExtensionOptions): Fail
       return withFailover(call, {
         fallbacks: chain.map((f) => f.model),
         store,
-        sessionKey: ctx.sessionKey,
+        // Pinned per transcript: after sessions.reset (a new session id) the profile is chosen afresh.
+        sessionKey: ctx.session?.sessionId ? `${ctx.sessionKey}#${ctx.session.sessionId}` : ctx.sessionKey,
         apiKeyFor: (m) => keys.get(`${m.provider}/${m.id}`),
         retry: options.retry ?? DEFAULT_CHAIN_RETRY,
         onAttemptFailed: (attempt) => {
