@@ -3,6 +3,7 @@
  * TILLER_HOME, and a loopback mock OpenAI-compatible provider configured through that home's models.json.
  * The mock reads directives from the last user message:
  *   [slow:N:MS]  N text deltas, MS apart        [hang]  two deltas, then no more until the client leaves
+ *   [tool:read:PATH]  a read tool call (then, after the tool result, "done: <result>")
  *   [fail]       HTTP 400                       otherwise: "echo: <message>" in three deltas
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -36,6 +37,17 @@ export function mockReply(text: string): MockReply {
   if (text.includes("[fail]")) {
     return { status: 400, json: { error: { message: "mock provider refused", type: "invalid_request_error" } } };
   }
+  const tool = /\[tool:(\w+):([^\]]+)\]/.exec(text);
+  if (tool) {
+    const args = tool[1] === "read" ? { path: tool[2] } : { command: tool[2] };
+    return {
+      events: openaiChatEvents({
+        toolCalls: [{ id: "call_tool1", name: tool[1] as string, args: [JSON.stringify(args)] }],
+        finish: "tool",
+        usage,
+      }),
+    };
+  }
   const slow = /\[slow:(\d+):(\d+)\]/.exec(text);
   if (slow) {
     const n = Number(slow[1]);
@@ -57,7 +69,16 @@ export function mockReply(text: string): MockReply {
 }
 
 export async function startMockProvider(): Promise<MockServer> {
-  return startOpenAIMock((req) => mockReply(lastUserText(req.body)));
+  return startOpenAIMock((req) => {
+    const messages = (req.body as { messages?: { role: string; content: unknown }[] })?.messages ?? [];
+    const last = messages.at(-1);
+    // After a tool result: answer with what the tool returned.
+    if (last?.role === "tool") {
+      const content = typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+      return { events: openaiChatEvents({ text: ["done: ", content.trim()], usage: { input: 10, output: 5 } }) };
+    }
+    return mockReply(lastUserText(req.body));
+  });
 }
 
 export interface GatewayProc {

@@ -5,6 +5,8 @@
  * serialization and the global cap; wait timeout, run timeout, abort, disconnect; the tiller-agent CLI.
  */
 import { randomUUID } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
 import {
@@ -28,6 +30,7 @@ beforeAll(async () => {
     mockBaseUrl: mock.baseUrl,
     config: {
       gateway: { maxBufferedBytes: 64 * 1024 },
+      tools: { enabled: true },
       agents: { defaults: { maxConcurrent: 2 } },
       messages: { queue: { mode: "followup", debounceMs: 150 } },
     },
@@ -266,6 +269,33 @@ describe("agent run", () => {
       { expectFinal: true, onAccepted: (p: any) => expect(p.sessionKey).toBe("agent:main:e2e-basic") },
     );
     expect(again.result.meta.agentMeta.sessionId).toBe(basic.sessionId);
+    await client.close();
+  });
+});
+
+describe("tool stream", () => {
+  it("bridges a tool call to tool events (start, result) and answers with the model's follow-up", async () => {
+    mkdirSync(join(gw.home, "workspace"), { recursive: true });
+    writeFileSync(join(gw.home, "workspace", "note.txt"), "the secret word is tiller\n");
+    const { client, events } = await connectClient(gw.url);
+    const runId = key();
+    const final: any = await client.request(
+      "agent",
+      { message: "[tool:read:note.txt]", idempotencyKey: runId, sessionKey: "e2e-tool" },
+      { expectFinal: true },
+    );
+    expect(final.status).toBe("ok");
+    expect(final.result.payloads.map((p: any) => p.text).join("\n")).toContain("the secret word is tiller");
+    const ev = agentEvents(events, runId);
+    expect(ev.map((e) => e.seq)).toEqual(ev.map((_, i) => i + 1));
+    const tool = ev.filter((e) => e.stream === "tool").map((e) => e.data);
+    expect(tool[0]).toMatchObject({
+      phase: "start",
+      name: "read",
+      toolCallId: "call_tool1",
+      args: { path: "note.txt" },
+    });
+    expect(tool.at(-1)).toMatchObject({ phase: "result", name: "read", toolCallId: "call_tool1", isError: false });
     await client.close();
   });
 });
