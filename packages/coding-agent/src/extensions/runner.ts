@@ -227,9 +227,18 @@ export class ExtensionRunner {
     for (const [ext, handler] of this.handlersOf("tool_result")) {
       const r = await this.call(ext, "tool_result", handler, { type: "tool_result", ...event, ...cur });
       if (!r) continue;
-      if (Array.isArray(r.content)) (cur.content = r.content), (cur.changed = true);
-      if (r.details !== undefined) (cur.details = r.details), (cur.changed = true);
-      if (typeof r.isError === "boolean") (cur.isError = r.isError), (cur.changed = true);
+      if (Array.isArray(r.content)) {
+        cur.content = r.content;
+        cur.changed = true;
+      }
+      if (r.details !== undefined) {
+        cur.details = r.details;
+        cur.changed = true;
+      }
+      if (typeof r.isError === "boolean") {
+        cur.isError = r.isError;
+        cur.changed = true;
+      }
     }
     return cur;
   }
