@@ -97,9 +97,9 @@ interface Run {
   llmViewCount: number;
 }
 
-async function send(run: Run, event: AgentEvent): Promise<void> {
-  const pending = run.emit(event);
-  if (pending) await pending;
+/** Not async: awaiting its result costs one tick when listeners are synchronous, not a promise chain. */
+function send(run: Run, event: AgentEvent): Promise<void> | void {
+  return run.emit(event);
 }
 
 async function pushMessage(run: Run, message: AgentMessage): Promise<void> {

@@ -68,9 +68,9 @@ function messageOf(error: unknown): string {
   return String(error);
 }
 
-async function send(emit: AgentEventSink, event: Parameters<AgentEventSink>[0]): Promise<void> {
-  const pending = emit(event);
-  if (pending) await pending;
+/** Not async: awaiting its result costs one tick when listeners are synchronous, not a promise chain. */
+function send(emit: AgentEventSink, event: Parameters<AgentEventSink>[0]): Promise<void> | void {
+  return emit(event);
 }
 
 function findTool(context: AgentContext, name: string): AnyTool | undefined {
