@@ -3,7 +3,7 @@
  * hooks (`$TILLER_HOME/hooks/`), and returns the run extension and (with `tools.enabled`) the tool engine to hand
  * to `GatewayServer.start({ runner })`, plus the gateway lifecycle and command hook calls.
  *
- * tiller.json keys read here: `tools.enabled` (run tools through the agent loop; default false),
+ * tiller.json keys read here: `tools.enabled` (run tools through the agent loop; default true),
  * `agents.defaults.blockStreaming` ({ minChars, maxChars, breakPreference, break }), `agents.defaults.reasoning`
  * ("off" | "on" | "stream"), `agents.defaults.enforceFinalTag`.
  */
@@ -94,9 +94,9 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
   for (const p of plugins.plugins) log(`[plugins] loaded ${p.id} (${p.hookCount} hooks) from ${p.source}`);
 
   const raw = config.raw;
-  // Opt-in: with `tools.enabled: true` runs use the tool engine (AgentSession: tools, threshold compaction);
-  // without it they keep the gateway's default engine.
-  const tools = isObj(raw.tools) && raw.tools.enabled === true;
+  // Runs use the tool engine (AgentSession: coding tools in the agent's workspace, threshold compaction)
+  // unless `tools.enabled: false` asks for plain chat runs.
+  const tools = !(isObj(raw.tools) && raw.tools.enabled === false);
   const defaults =
     isObj(raw.agents) && isObj((raw.agents as Obj).defaults) ? ((raw.agents as Obj).defaults as Obj) : {};
   const reasoning = defaults.reasoning === "on" || defaults.reasoning === "stream" ? defaults.reasoning : "off";
