@@ -161,6 +161,7 @@ async function streamAssistant(run: Run, signal: AbortSignal | undefined): Promi
     const drainQueued = (stream as Partial<DrainableStream>).drainQueued;
     const iterator = stream[Symbol.asyncIterator]();
     let burst: readonly AssistantMessageEvent[] = NO_EVENTS;
+    let terminal = false;
     let at = 0;
     for (;;) {
       let event: AssistantMessageEvent | undefined;
@@ -176,7 +177,10 @@ async function streamAssistant(run: Run, signal: AbortSignal | undefined): Promi
         event = next.value;
       }
       const type = event.type;
-      if (type === "done" || type === "error") break;
+      if (type === "done" || type === "error") {
+        terminal = true;
+        break;
+      }
       partial = event.partial;
       if (!started) {
         started = true;
@@ -193,6 +197,12 @@ async function streamAssistant(run: Run, signal: AbortSignal | undefined): Promi
     if (signal?.aborted && partial && partial.stopReason !== "aborted") {
       // The stream did not end itself on abort: keep what arrived, marked aborted.
       final = { ...partial, stopReason: "aborted", errorMessage: partial.errorMessage ?? "Request was aborted" };
+    } else if (!terminal && !signal?.aborted) {
+      // Ended without done/error (a broken stream): its result() may never settle, so do not wait for it.
+      const reason = "The stream ended without a final message";
+      final = partial
+        ? { ...partial, stopReason: "error", errorMessage: reason }
+        : failedAssistantMessage(config, "error", reason);
     } else {
       final = await stream.result();
     }

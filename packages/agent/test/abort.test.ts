@@ -1,4 +1,4 @@
-import { Type } from "@tiller/ai";
+import { createAssistantMessageEventStream, Type } from "@tiller/ai";
 import { describe, expect, it } from "vitest";
 import { Agent, type AgentTool, SKIPPED_FOR_ABORT } from "../src/index.js";
 import { model, recorder, scripted, textOf } from "./helpers/scripted.js";
@@ -93,5 +93,24 @@ describe("abort", () => {
       errorMessage: "no provider",
     });
     expect(agent.state.error).toBe("no provider");
+  });
+});
+
+describe("broken streams", () => {
+  it("a stream that ends without done or error ends the turn with an error message instead of hanging", async () => {
+    const agent = new Agent({
+      initialState: { model },
+      streamFn: () => {
+        const stream = createAssistantMessageEventStream();
+        setImmediate(() => stream.end());
+        return stream;
+      },
+    });
+    await agent.prompt("go");
+    expect(agent.state.messages.at(-1)).toMatchObject({
+      role: "assistant",
+      stopReason: "error",
+      errorMessage: "The stream ended without a final message",
+    });
   });
 });
