@@ -4,6 +4,7 @@
  */
 
 import { getEnvApiKey, getEnvApiKeyNames } from "../env-api-keys.js";
+import { createEmptyUsage } from "../error-stream.js";
 import { type AssistantMessageEventStream, createAssistantMessageEventStream } from "../event-stream.js";
 import { calculateCost } from "../models.js";
 import { StreamingToolArguments } from "../streaming-json.js";
@@ -18,17 +19,6 @@ import type {
   ToolCall,
   Usage,
 } from "../types.js";
-
-export function emptyUsage(): Usage {
-  return {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
-}
 
 type BlockKind = "text" | "thinking" | "toolCall";
 
@@ -53,7 +43,7 @@ export class MessageBuilder {
       api: model.api,
       provider: model.provider,
       model: model.id,
-      usage: emptyUsage(),
+      usage: createEmptyUsage(),
       stopReason: "stop",
       timestamp: Date.now(),
     };

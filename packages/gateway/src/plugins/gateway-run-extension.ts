@@ -13,7 +13,7 @@
  *   onRunEnd      — agent_end and message_sent.
  */
 import type { AgentEvent } from "@tiller/agent";
-import { type AssistantMessage, createAssistantMessageEventStream } from "@tiller/ai";
+import { type AssistantMessage, createAssistantMessageEventStream, createEmptyUsage } from "@tiller/ai";
 import type { ModelRegistry } from "../config/models-config.js";
 import type { InternalHookRegistry } from "../hooks/internal-hooks.js";
 import { prepareRunPrompt, runModelHooks } from "../prompt/prepare-run-prompt.js";
@@ -86,14 +86,7 @@ function syntheticCall(text: string, pluginId: string): ModelCall {
       api: model.api,
       provider: "plugin",
       model: pluginId,
-      usage: {
-        input: 0,
-        output: 0,
-        cacheRead: 0,
-        cacheWrite: 0,
-        totalTokens: 0,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      },
+      usage: createEmptyUsage(),
       stopReason: "stop",
       timestamp: Date.now(),
     };

@@ -10,6 +10,7 @@ import {
   type AssistantMessageEvent,
   classifyError,
   createAssistantMessageEventStream,
+  createErrorMessage,
   type Model,
   type ModelThinkingLevel,
   type SimpleStreamOptions,
@@ -181,7 +182,7 @@ export function withFailover(call: ModelCall, options: FailoverCallOptions): Mod
           });
         }
       } catch (err) {
-        const base = lastFailed ?? emptyFailure(model);
+        const base = lastFailed ?? createErrorMessage(model, "");
         // One failed try and nothing else to try: its own error, unchanged, is the clearest report.
         const single = isFailoverError(err) && err.attempts.length === 1 && lastFailed?.errorMessage;
         const message = single
@@ -198,25 +199,5 @@ export function withFailover(call: ModelCall, options: FailoverCallOptions): Mod
       }
     })();
     return out;
-  };
-}
-
-function emptyFailure(model: Model<Api>): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason: "error",
-    timestamp: Date.now(),
   };
 }

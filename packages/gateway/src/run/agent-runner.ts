@@ -5,7 +5,7 @@
  * grace after an abort even if the engine ignores it, so the lanes it holds are released.
  */
 import { randomUUID } from "node:crypto";
-import { streamSimple } from "@tiller/ai";
+import { createEmptyUsage, streamSimple } from "@tiller/ai";
 import type { TillerConfig } from "../config/config-types.js";
 import type { ModelRegistry } from "../config/models-config.js";
 import type { SessionEntry, SessionStore } from "../store/session-store.js";
@@ -13,7 +13,7 @@ import { createToolSessionFactory } from "../tools/tool-engine.js";
 import type { EmbeddedSession, SessionFactory } from "./embedded-session.js";
 import { EventBridge } from "./event-bridge.js";
 import type { EventBus } from "./event-bus.js";
-import { buildPayloads, emptyUsage, lastAssistant, sumUsage } from "./reply-payloads.js";
+import { buildPayloads, lastAssistant, sumUsage } from "./reply-payloads.js";
 import type { ModelCall, ReplyPayload, RunContext, RunExtension, RunOutcome, RunRequest } from "./run-types.js";
 import { Turn } from "./turn.js";
 
@@ -168,7 +168,7 @@ export class AgentRunner {
         bus.emitAgent(turn.runId, req.sessionKey, stream, data);
       },
       newMessages: [],
-      usage: emptyUsage(),
+      usage: createEmptyUsage(),
       state: {},
       startedAt,
     };

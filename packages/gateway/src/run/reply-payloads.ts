@@ -34,17 +34,6 @@ export function lastAssistant(messages: readonly AgentMessage[]): AssistantMessa
   return undefined;
 }
 
-export function emptyUsage(): Usage {
-  return {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
-}
-
 /** Sums the usage of the run's assistant messages into `into`. */
 export function sumUsage(messages: readonly AgentMessage[], into: Usage): Usage {
   for (const m of messages) {
