@@ -3,9 +3,8 @@
  * provider is configured — with the same set-up as `tiller gateway` (plugins, hooks, tools, reply shaping),
  * and prints how to reach it. Ctrl-C stops it cleanly.
  */
-import { startGateway } from "./cli/gateway-command.js";
+import { startGateway, stopOnSignals } from "./cli/gateway-command.js";
 import { resolveTillerHome } from "./config/load-config.js";
-import { gatewayShapingOf } from "./plugins/gateway-extensions.js";
 
 const argv = process.env.TILLER_GATEWAY_PORT ? ["--port", process.env.TILLER_GATEWAY_PORT] : [];
 const server = await startGateway(argv);
@@ -25,14 +24,4 @@ const lines = [
   "to the same URL. Ctrl-C stops the gateway.",
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
-let stopping = false;
-const stop = (): void => {
-  if (stopping) return;
-  stopping = true;
-  const shaping = gatewayShapingOf(server.core);
-  void (shaping ? shaping.gatewayStopping("signal") : Promise.resolve())
-    .then(() => server.close())
-    .then(() => process.exit(0));
-};
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
+stopOnSignals(server);

@@ -44,17 +44,22 @@ export interface ToolPipelineOptions {
   signal?: AbortSignal;
 }
 
-function entryMatches(entry: string, name: string): boolean {
-  const group = TOOL_GROUPS[entry];
-  if (group) return group.includes(name);
-  if (!entry.includes("*")) return entry === name;
+/** Whether a tool name matches a policy pattern: an exact name, or a pattern with `*` wildcards. */
+export function matchesToolPattern(pattern: string, name: string): boolean {
+  if (!pattern.includes("*")) return pattern === name;
   const re = new RegExp(
-    `^${entry
+    `^${pattern
       .split("*")
       .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
       .join(".*")}$`,
   );
   return re.test(name);
+}
+
+function entryMatches(entry: string, name: string): boolean {
+  const group = TOOL_GROUPS[entry];
+  if (group) return group.includes(name);
+  return matchesToolPattern(entry, name);
 }
 
 /** Whether `name` passes all policy layers (deny wins over allow). */

@@ -115,6 +115,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   } else {
     process.stdout.write(`model: ${server.core.models.defaultRef}\n`);
   }
+  stopOnSignals(server);
+  return new Promise<number>(() => {});
+}
+
+/** Ctrl-C / SIGTERM: let plugins see gateway_stop, close every connection and run, then exit 0. */
+export function stopOnSignals(server: Awaited<ReturnType<typeof startGateway>>): void {
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
@@ -126,7 +132,6 @@ export async function main(argv: readonly string[]): Promise<number> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  return new Promise<number>(() => {});
 }
 
 if (isEntryPoint(import.meta.url)) {

@@ -4,6 +4,7 @@
  * (`tools.sandbox`, plus "no write tools" for a read-only mount). Deny always wins: a tool denied by any layer is
  * gone, whatever a later allow says. Entries are tool names, `*` wildcards or `group:<name>`.
  */
+import { matchesToolPattern } from "@tiller/coding-agent";
 
 /** One layer; same shape as coding-agent's `ToolPolicy` (entries here are already expanded). */
 export interface ToolPolicyLayer {
@@ -46,22 +47,11 @@ export function expandToolEntries(entries: readonly string[] | undefined): strin
   return [...new Set(out)];
 }
 
-function matches(entry: string, name: string): boolean {
-  if (!entry.includes("*")) return entry === name;
-  const re = new RegExp(
-    `^${entry
-      .split("*")
-      .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*")}$`,
-  );
-  return re.test(name);
-}
-
 /** The first layer that removes `name`, or undefined when every layer lets it through. */
 export function toolDeniedBy(name: string, layers: readonly ToolPolicyLayer[]): string | undefined {
   for (const layer of layers) {
-    if (layer.deny?.some((e) => matches(e, name))) return layer.source;
-    if (layer.allow && !layer.allow.some((e) => matches(e, name))) return layer.source;
+    if (layer.deny?.some((e) => matchesToolPattern(e, name))) return layer.source;
+    if (layer.allow && !layer.allow.some((e) => matchesToolPattern(e, name))) return layer.source;
   }
   return undefined;
 }
