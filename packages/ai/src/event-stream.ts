@@ -66,6 +66,18 @@ export class EventStream<T, R = T> implements AsyncIterable<T> {
     });
   }
 
+  /**
+   * Returns and removes every event already queued, without waiting (an empty array when none). Iteration
+   * continues after them. Lets a consumer take a burst of buffered deltas with one await instead of one each.
+   */
+  drainQueued(): T[] {
+    if (this.head >= this.queue.length) return [];
+    const out = this.head === 0 ? this.queue : this.queue.slice(this.head);
+    this.queue = [];
+    this.head = 0;
+    return out;
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return { next: () => this.next() };
   }
