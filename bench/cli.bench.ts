@@ -1,5 +1,5 @@
 /**
- * CLI start-up: `tiller --version` and `tiller -p "hi"` (built CLI, packages/coding-agent/dist/cli.js) against
+ * CLI start-up: `tiller --version` and `tiller -p "hi"` (built CLI through its launcher packages/coding-agent/bin/tiller.js: the bundle when built) against
  * `pi --version` and `pi -p "hi"` (@mariozechner/pi-coding-agent 0.73.1), with `node -e 0` as the floor.
  * `-p` runs against a loopback OpenAI-compatible mock configured through each tool's own models.json
  * (TILLER_HOME / PI_CODING_AGENT_DIR in temp folders), so both do one real streaming round trip.
@@ -22,10 +22,10 @@ const REFERENCE_FLOOR_MS = 106;
 console.log("building (npm run build)…");
 const build = spawnSync(process.execPath, [join(root, "scripts", "build.mjs")], { stdio: "inherit", cwd: root });
 if (build.status !== 0) {
-  console.error("cli.bench: build failed; the benchmark needs packages/coding-agent/dist/cli.js");
+  console.error("cli.bench: build failed; the benchmark needs the built CLI");
   process.exit(1);
 }
-const tillerCli = join(root, "packages", "coding-agent", "dist", "cli.js");
+const tillerCli = join(root, "packages", "coding-agent", "bin", "tiller.js");
 const piCli = join(root, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
 
 const server = await startMockOpenAI(() => ({ text: "Hello! How can I help you today?" }));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Compiles every package in layer order (each one's dist/ is what the next one imports at run time).
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -20,4 +20,31 @@ for (const pkg of LAYERS) {
     console.error(`build: @tiller/${pkg} failed to compile`);
     process.exit(res.status ?? 1);
   }
+}
+
+// The `tiller` CLI also ships as one esbuild bundle (code-split at its lazy imports): start-up then loads a
+// handful of files instead of ~500 modules. Optional: when it cannot be built, the launcher uses dist/.
+const bundleDir = join(root, "packages", "coding-agent", "bundle");
+rmSync(bundleDir, { recursive: true, force: true });
+try {
+  const { build } = await import("esbuild");
+  await build({
+    entryPoints: [join(root, "packages", "coding-agent", "dist", "cli.js")],
+    outdir: bundleDir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: ["tsx", "tsx/*", "better-sqlite3"],
+    banner: {
+      js: "import { createRequire as __tillerRequire } from 'node:module'; const require = __tillerRequire(import.meta.url);",
+    },
+    logLevel: "error",
+  });
+} catch (err) {
+  rmSync(bundleDir, { recursive: true, force: true });
+  console.error(
+    `build: CLI bundle skipped (${err instanceof Error ? err.message : String(err)}); tiller runs from dist/`,
+  );
 }

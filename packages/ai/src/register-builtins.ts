@@ -32,36 +32,58 @@ export interface LazyApiProvider {
 export const BUILTIN_SOURCE_ID = "tiller:builtin";
 
 /** Built-in module per api: path relative to this file and the names of its two exported stream functions. */
-const BUILTIN_MODULES: Record<string, { specifier: string; stream: string; streamSimple: string }> = {
+const BUILTIN_MODULES: Record<
+  string,
+  { specifier: string; importModule: () => Promise<unknown>; stream: string; streamSimple: string }
+> = {
   "openai-completions": {
     specifier: "./providers/openai-completions.js",
+    importModule: () => import("./providers/openai-completions.js"),
     stream: "streamOpenAICompletions",
     streamSimple: "streamSimpleOpenAICompletions",
   },
   "openai-responses": {
     specifier: "./providers/openai-responses.js",
+    importModule: () => import("./providers/openai-responses.js"),
     stream: "streamOpenAIResponses",
     streamSimple: "streamSimpleOpenAIResponses",
   },
   "anthropic-messages": {
     specifier: "./providers/anthropic.js",
+    importModule: () => import("./providers/anthropic.js"),
     stream: "streamAnthropic",
     streamSimple: "streamSimpleAnthropic",
   },
   "google-generative-ai": {
     specifier: "./providers/google.js",
+    importModule: () => import("./providers/google.js"),
     stream: "streamGoogle",
     streamSimple: "streamSimpleGoogle",
   },
-  faux: { specifier: "./providers/faux.js", stream: "streamFaux", streamSimple: "streamSimpleFaux" },
-  offline: { specifier: "./providers/offline.js", stream: "streamOffline", streamSimple: "streamSimpleOffline" },
+  faux: {
+    specifier: "./providers/faux.js",
+    importModule: () => import("./providers/faux.js"),
+    stream: "streamFaux",
+    streamSimple: "streamSimpleFaux",
+  },
+  offline: {
+    specifier: "./providers/offline.js",
+    importModule: () => import("./providers/offline.js"),
+    stream: "streamOffline",
+    streamSimple: "streamSimpleOffline",
+  },
 };
 
 /** Loads `specifier` and picks the two named functions; rejects with a readable reason otherwise. */
-async function loadModule(specifier: string, streamName: string, simpleName: string): Promise<LoadedApiFunctions> {
-  // The specifier is held in a variable so the type checker (and bundlers) do not require the module to exist
-  // at build time; the providers are separate modules with their own SDK dependencies.
-  const mod = (await import(specifier)) as Record<string, unknown>;
+async function loadModule(
+  specifier: string,
+  importModule: () => Promise<unknown>,
+  streamName: string,
+  simpleName: string,
+): Promise<LoadedApiFunctions> {
+  // Literal import() calls (one per provider) keep each provider and its SDK out of start-up, and let a
+  // bundler split them into their own chunks.
+  const mod = (await importModule()) as Record<string, unknown>;
   const stream = mod[streamName];
   const streamSimple = mod[simpleName];
   if (typeof stream !== "function" || typeof streamSimple !== "function") {
@@ -155,7 +177,7 @@ function forwardWhenLoaded(
 export function registerBuiltInApiProviders(): void {
   for (const [api, entry] of Object.entries(BUILTIN_MODULES)) {
     registerLazyApiProvider(
-      { api, load: () => loadModule(entry.specifier, entry.stream, entry.streamSimple) },
+      { api, load: () => loadModule(entry.specifier, entry.importModule, entry.stream, entry.streamSimple) },
       BUILTIN_SOURCE_ID,
     );
   }

@@ -8,10 +8,25 @@ import { type CliArgs, parseArgs } from "./args.js";
 import { CliUsageError } from "./errors.js";
 import { EXTERNAL_SUBCOMMANDS } from "./subcommands.js";
 
-/** The package root (…/packages/coding-agent or …/node_modules/@tiller/coding-agent), for the same code in src/ and dist/. */
+/**
+ * The package root (…/packages/coding-agent or …/node_modules/@tiller/coding-agent): the nearest folder above
+ * this module whose package.json is this package's, so the same code works from src/, dist/ and the bundle.
+ */
 export function packageRoot(): string {
-  return join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (let dir = here, i = 0; i < 4; i++, dir = dirname(dir)) {
+    try {
+      if ((JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string }).name === PACKAGE_NAME) {
+        return dir;
+      }
+    } catch {
+      // No package.json here: keep walking up.
+    }
+  }
+  return join(here, "..", "..");
 }
+
+const PACKAGE_NAME = "@tiller/coding-agent";
 
 export function readVersion(): string {
   try {
