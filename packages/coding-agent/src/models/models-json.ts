@@ -68,8 +68,8 @@ export function stripJsonc(text: string): string {
     } else if (c === ",") {
       let j = i + 1;
       while (j < text.length && /\s/.test(text[j] as string)) j++;
-      if (text[j] === "}" || text[j] === "]") out += " ";
-      else out += c;
+      // A trailing comma is dropped (it never spans a line, so line numbers in errors still match).
+      if (text[j] !== "}" && text[j] !== "]") out += c;
       i++;
     } else {
       out += c;

@@ -1,68 +1,10 @@
-/**
- * JSON with comments: `//` and `/* *\/` comments and trailing commas are removed outside strings, then the
- * text goes to JSON.parse. One linear pass; positions in parse errors refer to the cleaned text, so the error
- * we raise also reports the line of the original input.
- */
-export function stripJsonComments(text: string): string {
-  let out = "";
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const ch = text[i] as string;
-    if (ch === '"') {
-      const start = i;
-      i++;
-      while (i < n && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-      i++;
-      out += text.slice(start, i);
-      continue;
-    }
-    if (ch === "/" && text[i + 1] === "/") {
-      while (i < n && text[i] !== "\n") i++;
-      continue;
-    }
-    if (ch === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      const stop = end < 0 ? n : end + 2;
-      // Keep line breaks so line numbers in later errors still match the file.
-      out += text.slice(i, stop).replace(/[^\n]/g, " ");
-      i = stop;
-      continue;
-    }
-    out += ch;
-    i++;
-  }
-  return dropTrailingCommas(out);
-}
+import { stripJsonc } from "@tiller/coding-agent";
 
-/** Removes commas that directly precede `}` or `]` (whitespace between), outside strings. */
-function dropTrailingCommas(text: string): string {
-  let out = "";
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const ch = text[i] as string;
-    if (ch === '"') {
-      const start = i;
-      i++;
-      while (i < n && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-      i++;
-      out += text.slice(start, i);
-      continue;
-    }
-    if (ch === ",") {
-      let j = i + 1;
-      while (j < n && /\s/.test(text[j] as string)) j++;
-      if (text[j] === "}" || text[j] === "]") {
-        i++;
-        continue;
-      }
-    }
-    out += ch;
-    i++;
-  }
-  return out;
-}
+/**
+ * JSON with comments: `//` and `/* *\/` comments and trailing commas are removed outside strings (the coding
+ * agent's one linear pass, which keeps line breaks), then the text goes to JSON.parse.
+ */
+export const stripJsonComments: (text: string) => string = stripJsonc;
 
 /** Parses JSON-with-comments; a syntax error names the file and line. */
 export function parseJsonc(text: string, source: string): unknown {
