@@ -10,6 +10,7 @@ const ENV_KEYS: Record<string, string[]> = {
   mistral: ["MISTRAL_API_KEY"],
   cerebras: ["CEREBRAS_API_KEY"],
   ollama: ["OLLAMA_API_KEY"],
+  "azure-openai-responses": ["AZURE_OPENAI_API_KEY"],
 };
 
 /** Names of the environment variables consulted for `provider`, in order. */

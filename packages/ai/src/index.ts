@@ -7,6 +7,7 @@ export * from "./event-stream.js";
 export * from "./models.js";
 export * from "./overflow.js";
 export type { AnthropicOptions } from "./providers/anthropic.js";
+export type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
 export * from "./providers/faux.js";
 export type { GoogleOptions } from "./providers/google.js";
 export * from "./providers/offline.js";

@@ -14,6 +14,7 @@ const GROQ = "https://api.groq.com/openai/v1";
 const DEEPSEEK = "https://api.deepseek.com";
 const XAI = "https://api.x.ai/v1";
 const MISTRAL = "https://api.mistral.ai/v1";
+const AZURE = "";
 const TEXT: ("text" | "image")[] = ["text"];
 const TEXT_IMAGE: ("text" | "image")[] = ["text", "image"];
 
@@ -95,6 +96,20 @@ export const MODELS = {
     "devstral-medium-latest": { id: "devstral-medium-latest", name: "Devstral 2 (latest)", api: "openai-completions", provider: "mistral", baseUrl: MISTRAL, reasoning: false, input: TEXT, cost: { input: 0.4, output: 2, cacheRead: 0, cacheWrite: 0 }, contextWindow: 262144, maxTokens: 262144, compat: { maxTokensField: "max_tokens", supportsStore: false, supportsDeveloperRole: false } },
     "codestral-latest": { id: "codestral-latest", name: "Codestral (latest)", api: "openai-completions", provider: "mistral", baseUrl: MISTRAL, reasoning: false, input: TEXT, cost: { input: 0.3, output: 0.9, cacheRead: 0, cacheWrite: 0 }, contextWindow: 256000, maxTokens: 4096, compat: { maxTokensField: "max_tokens", supportsStore: false, supportsDeveloperRole: false } },
     "magistral-medium-latest": { id: "magistral-medium-latest", name: "Magistral Medium (latest)", api: "openai-completions", provider: "mistral", baseUrl: MISTRAL, reasoning: true, input: TEXT, cost: { input: 2, output: 5, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 16384, compat: { maxTokensField: "max_tokens", supportsStore: false, supportsDeveloperRole: false } },
+  },
+  // Endpoint from AZURE_OPENAI_BASE_URL / AZURE_OPENAI_RESOURCE_NAME (or the azure* options); ids are the
+  // model names, mapped to deployments by AZURE_OPENAI_DEPLOYMENT_NAME_MAP or azureDeploymentName.
+  "azure-openai-responses": {
+    "gpt-5.5": { id: "gpt-5.5", name: "GPT-5.5", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: true, thinkingLevelMap: { off: null, xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 5, output: 30, cacheRead: 0.5, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.4": { id: "gpt-5.4", name: "GPT-5.4", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: true, thinkingLevelMap: { off: null, xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 2.5, output: 15, cacheRead: 0.25, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.4-mini": { id: "gpt-5.4-mini", name: "GPT-5.4 mini", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: true, thinkingLevelMap: { off: null, xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 0.75, output: 4.5, cacheRead: 0.075, cacheWrite: 0 }, contextWindow: 400000, maxTokens: 128000 },
+    "gpt-5.4-nano": { id: "gpt-5.4-nano", name: "GPT-5.4 nano", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: true, thinkingLevelMap: { off: null, xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 0.2, output: 1.25, cacheRead: 0.02, cacheWrite: 0 }, contextWindow: 400000, maxTokens: 128000 },
+    "gpt-5.3-codex": { id: "gpt-5.3-codex", name: "GPT-5.3 Codex", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: true, thinkingLevelMap: { off: null, xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 1.75, output: 14, cacheRead: 0.175, cacheWrite: 0 }, contextWindow: 400000, maxTokens: 128000 },
+    "gpt-5.2": { id: "gpt-5.2", name: "GPT-5.2", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: true, thinkingLevelMap: { off: null, xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 1.75, output: 14, cacheRead: 0.175, cacheWrite: 0 }, contextWindow: 400000, maxTokens: 128000 },
+    "gpt-5-mini": { id: "gpt-5-mini", name: "GPT-5 Mini", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: true, thinkingLevelMap: { off: null }, input: TEXT_IMAGE, cost: { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 }, contextWindow: 400000, maxTokens: 128000 },
+    "gpt-4.1": { id: "gpt-4.1", name: "GPT-4.1", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: false, input: TEXT_IMAGE, cost: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 }, contextWindow: 1047576, maxTokens: 32768 },
+    "gpt-4o-mini": { id: "gpt-4o-mini", name: "GPT-4o mini", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: false, input: TEXT_IMAGE, cost: { input: 0.15, output: 0.6, cacheRead: 0.08, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 16384 },
+    "o4-mini": { id: "o4-mini", name: "o4-mini", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: true, input: TEXT_IMAGE, cost: { input: 1.1, output: 4.4, cacheRead: 0.28, cacheWrite: 0 }, contextWindow: 200000, maxTokens: 100000 },
   },
   offline: {
     "tiller-offline": { id: "tiller-offline", name: "Tiller offline model", api: "offline", provider: "offline", baseUrl: "", reasoning: false, input: TEXT, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 8192 },

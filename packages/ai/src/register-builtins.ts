@@ -6,6 +6,7 @@
 import { registerApiProvider } from "./api-registry.js";
 import { createErrorMessage, createErrorStream, describeThrown } from "./error-stream.js";
 import { createAssistantMessageEventStream } from "./event-stream.js";
+import type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
 import type {
   Api,
   AssistantMessageEventStreamLike,
@@ -71,6 +72,12 @@ const BUILTIN_MODULES: Record<
     importModule: () => import("./providers/offline.js"),
     stream: "streamOffline",
     streamSimple: "streamSimpleOffline",
+  },
+  "azure-openai-responses": {
+    specifier: "./providers/azure-openai-responses.js",
+    importModule: () => import("./providers/azure-openai-responses.js"),
+    stream: "streamAzureOpenAIResponses",
+    streamSimple: "streamSimpleAzureOpenAIResponses",
   },
 };
 
@@ -187,3 +194,47 @@ export function registerBuiltInApiProviders(): void {
 export function getBuiltInApis(): Api[] {
   return Object.keys(BUILTIN_MODULES);
 }
+
+/** Loaded functions of each built-in module, shared by the per-API exports below. */
+const builtinLoads = new Map<string, Promise<LoadedApiFunctions>>();
+
+function loadBuiltin(api: string): Promise<LoadedApiFunctions> {
+  let pending = builtinLoads.get(api);
+  if (!pending) {
+    const entry = BUILTIN_MODULES[api];
+    if (!entry) return Promise.reject(new Error(`no built-in module for api "${api}"`));
+    pending = loadModule(entry.specifier, entry.importModule, entry.stream, entry.streamSimple);
+    pending.catch(() => builtinLoads.delete(api)); // a later call tries again
+    builtinLoads.set(api, pending);
+  }
+  return pending;
+}
+
+/**
+ * One built-in provider function as a module export (pi's `streamAnthropic`, `streamMistral`, …): the provider
+ * module loads on the first call, so exporting it costs nothing at import. Goes straight to the provider and
+ * ignores the registry, like pi's.
+ */
+export function builtinStreamFunction<TApi extends Api, TOptions extends StreamOptions>(
+  api: TApi,
+  which: keyof LoadedApiFunctions,
+): StreamFunction<TApi, TOptions> {
+  let loaded: LoadedApiFunctions | undefined;
+  return (model, context, options) => {
+    if (loaded) return loaded[which](model, context, options);
+    const pending = loadBuiltin(api).then((fns) => {
+      loaded = fns;
+      return fns;
+    });
+    return forwardWhenLoaded(pending, (fns) => fns[which], model, context, options);
+  };
+}
+
+export const streamAzureOpenAIResponses = builtinStreamFunction<"azure-openai-responses", AzureOpenAIResponsesOptions>(
+  "azure-openai-responses",
+  "stream",
+);
+export const streamSimpleAzureOpenAIResponses = builtinStreamFunction<"azure-openai-responses", SimpleStreamOptions>(
+  "azure-openai-responses",
+  "streamSimple",
+);

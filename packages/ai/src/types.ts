@@ -11,7 +11,8 @@ export type KnownApi =
   | "anthropic-messages"
   | "google-generative-ai"
   | "faux"
-  | "offline";
+  | "offline"
+  | "azure-openai-responses";
 export type Api = KnownApi | (string & {});
 
 export type KnownProvider =
@@ -24,7 +25,8 @@ export type KnownProvider =
   | "xai"
   | "mistral"
   | "ollama"
-  | "offline";
+  | "offline"
+  | "azure-openai-responses";
 export type Provider = KnownProvider | (string & {});
 
 /** Reasoning effort, provider-neutral. `off` is Tiller's addition to pi's list (pi passes `undefined`). */
