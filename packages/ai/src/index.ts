@@ -11,6 +11,10 @@ export type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-respo
 export * from "./providers/faux.js";
 export type { GoogleOptions } from "./providers/google.js";
 export * from "./providers/offline.js";
+export type {
+  OpenAICodexResponsesOptions,
+  OpenAICodexWebSocketDebugStats,
+} from "./providers/openai-codex-responses.js";
 export type { OpenAICompletionsOptions } from "./providers/openai-completions.js";
 export type { OpenAIResponsesOptions } from "./providers/openai-responses.js";
 export * from "./register-builtins.js";

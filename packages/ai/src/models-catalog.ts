@@ -15,6 +15,7 @@ const DEEPSEEK = "https://api.deepseek.com";
 const XAI = "https://api.x.ai/v1";
 const MISTRAL = "https://api.mistral.ai/v1";
 const AZURE = "";
+const CODEX = "https://chatgpt.com/backend-api";
 const TEXT: ("text" | "image")[] = ["text"];
 const TEXT_IMAGE: ("text" | "image")[] = ["text", "image"];
 
@@ -110,6 +111,19 @@ export const MODELS = {
     "gpt-4.1": { id: "gpt-4.1", name: "GPT-4.1", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: false, input: TEXT_IMAGE, cost: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 }, contextWindow: 1047576, maxTokens: 32768 },
     "gpt-4o-mini": { id: "gpt-4o-mini", name: "GPT-4o mini", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: false, input: TEXT_IMAGE, cost: { input: 0.15, output: 0.6, cacheRead: 0.08, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 16384 },
     "o4-mini": { id: "o4-mini", name: "o4-mini", api: "azure-openai-responses", provider: "azure-openai-responses", baseUrl: AZURE, reasoning: true, input: TEXT_IMAGE, cost: { input: 1.1, output: 4.4, cacheRead: 0.28, cacheWrite: 0 }, contextWindow: 200000, maxTokens: 100000 },
+  },
+  // The ChatGPT Codex backend: a ChatGPT login's OAuth access token (OPENAI_CODEX_API_KEY or options.apiKey).
+  // Prices are the API list prices, for comparison; a subscription is billed by plan.
+  "openai-codex": {
+    "gpt-5.5": { id: "gpt-5.5", name: "GPT-5.5", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, thinkingLevelMap: { minimal: "low", xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 5, output: 30, cacheRead: 0.5, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.4": { id: "gpt-5.4", name: "GPT-5.4", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, thinkingLevelMap: { minimal: "low", xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 2.5, output: 15, cacheRead: 0.25, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.4-mini": { id: "gpt-5.4-mini", name: "GPT-5.4 Mini", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, thinkingLevelMap: { minimal: "low", xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 0.75, output: 4.5, cacheRead: 0.075, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.3-codex": { id: "gpt-5.3-codex", name: "GPT-5.3 Codex", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, thinkingLevelMap: { minimal: "low", xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 1.75, output: 14, cacheRead: 0.175, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.2-codex": { id: "gpt-5.2-codex", name: "GPT-5.2 Codex", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, thinkingLevelMap: { minimal: "low", xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 1.75, output: 14, cacheRead: 0.175, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.2": { id: "gpt-5.2", name: "GPT-5.2", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, thinkingLevelMap: { minimal: "low", xhigh: "xhigh" }, input: TEXT_IMAGE, cost: { input: 1.75, output: 14, cacheRead: 0.175, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.1-codex-max": { id: "gpt-5.1-codex-max", name: "GPT-5.1 Codex Max", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, input: TEXT_IMAGE, cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.1-codex-mini": { id: "gpt-5.1-codex-mini", name: "GPT-5.1 Codex Mini", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, thinkingLevelMap: { minimal: "medium", low: "medium", medium: "medium", high: "high" }, input: TEXT_IMAGE, cost: { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+    "gpt-5.1": { id: "gpt-5.1", name: "GPT-5.1", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, input: TEXT_IMAGE, cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
   },
   offline: {
     "tiller-offline": { id: "tiller-offline", name: "Tiller offline model", api: "offline", provider: "offline", baseUrl: "", reasoning: false, input: TEXT, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 8192 },

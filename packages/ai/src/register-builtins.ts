@@ -7,6 +7,7 @@ import { registerApiProvider } from "./api-registry.js";
 import { createErrorMessage, createErrorStream, describeThrown } from "./error-stream.js";
 import { createAssistantMessageEventStream } from "./event-stream.js";
 import type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
+import type { OpenAICodexResponsesOptions } from "./providers/openai-codex-responses.js";
 import type {
   Api,
   AssistantMessageEventStreamLike,
@@ -78,6 +79,12 @@ const BUILTIN_MODULES: Record<
     importModule: () => import("./providers/azure-openai-responses.js"),
     stream: "streamAzureOpenAIResponses",
     streamSimple: "streamSimpleAzureOpenAIResponses",
+  },
+  "openai-codex-responses": {
+    specifier: "./providers/openai-codex-responses.js",
+    importModule: () => import("./providers/openai-codex-responses.js"),
+    stream: "streamOpenAICodexResponses",
+    streamSimple: "streamSimpleOpenAICodexResponses",
   },
 };
 
@@ -236,5 +243,13 @@ export const streamAzureOpenAIResponses = builtinStreamFunction<"azure-openai-re
 );
 export const streamSimpleAzureOpenAIResponses = builtinStreamFunction<"azure-openai-responses", SimpleStreamOptions>(
   "azure-openai-responses",
+  "streamSimple",
+);
+export const streamOpenAICodexResponses = builtinStreamFunction<"openai-codex-responses", OpenAICodexResponsesOptions>(
+  "openai-codex-responses",
+  "stream",
+);
+export const streamSimpleOpenAICodexResponses = builtinStreamFunction<"openai-codex-responses", SimpleStreamOptions>(
+  "openai-codex-responses",
   "streamSimple",
 );

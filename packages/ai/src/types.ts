@@ -12,7 +12,8 @@ export type KnownApi =
   | "google-generative-ai"
   | "faux"
   | "offline"
-  | "azure-openai-responses";
+  | "azure-openai-responses"
+  | "openai-codex-responses";
 export type Api = KnownApi | (string & {});
 
 export type KnownProvider =
@@ -26,7 +27,8 @@ export type KnownProvider =
   | "mistral"
   | "ollama"
   | "offline"
-  | "azure-openai-responses";
+  | "azure-openai-responses"
+  | "openai-codex";
 export type Provider = KnownProvider | (string & {});
 
 /** Reasoning effort, provider-neutral. `off` is Tiller's addition to pi's list (pi passes `undefined`). */

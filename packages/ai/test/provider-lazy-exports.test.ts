@@ -32,7 +32,22 @@ const CASES: Case[] = [
     basePath: "/openai/v1",
     events: openaiResponsesEvents({ text: ["lazy ok"] }),
   },
+  {
+    api: "openai-codex-responses",
+    provider: "openai-codex",
+    catalogId: "gpt-5.3-codex",
+    stream: "streamOpenAICodexResponses",
+    streamSimple: "streamSimpleOpenAICodexResponses",
+    basePath: "/backend-api",
+    events: openaiResponsesEvents({ text: ["lazy ok"] }),
+    options: { apiKey: jwt("acct-lazy") },
+  },
 ];
+
+function jwt(accountId: string): string {
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  return `${part({ alg: "none" })}.${part({ "https://api.openai.com/auth": { chatgpt_account_id: accountId } })}.x`;
+}
 
 const context: Context = { messages: [{ role: "user", content: "hi", timestamp: 1 }] };
 
