@@ -11,6 +11,8 @@ const ENV_KEYS: Record<string, string[]> = {
   cerebras: ["CEREBRAS_API_KEY"],
   ollama: ["OLLAMA_API_KEY"],
   "azure-openai-responses": ["AZURE_OPENAI_API_KEY"],
+  // Vertex express mode; without it, Vertex uses Application Default Credentials with a project and location.
+  "google-vertex": ["GOOGLE_CLOUD_API_KEY"],
 };
 
 /** Names of the environment variables consulted for `provider`, in order. */

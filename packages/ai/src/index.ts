@@ -10,6 +10,8 @@ export type { AnthropicOptions } from "./providers/anthropic.js";
 export type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
 export * from "./providers/faux.js";
 export type { GoogleOptions } from "./providers/google.js";
+export type { GoogleThinkingLevel } from "./providers/google-shared.js";
+export type { GoogleVertexOptions } from "./providers/google-vertex.js";
 export * from "./providers/offline.js";
 export type {
   OpenAICodexResponsesOptions,

@@ -16,6 +16,8 @@ const XAI = "https://api.x.ai/v1";
 const MISTRAL = "https://api.mistral.ai/v1";
 const AZURE = "";
 const CODEX = "https://chatgpt.com/backend-api";
+/** A template: the SDK puts in the location (or the global or express-mode host). */
+const VERTEX = "https://{location}-aiplatform.googleapis.com";
 const TEXT: ("text" | "image")[] = ["text"];
 const TEXT_IMAGE: ("text" | "image")[] = ["text", "image"];
 
@@ -124,6 +126,16 @@ export const MODELS = {
     "gpt-5.1-codex-max": { id: "gpt-5.1-codex-max", name: "GPT-5.1 Codex Max", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, input: TEXT_IMAGE, cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
     "gpt-5.1-codex-mini": { id: "gpt-5.1-codex-mini", name: "GPT-5.1 Codex Mini", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, thinkingLevelMap: { minimal: "medium", low: "medium", medium: "medium", high: "high" }, input: TEXT_IMAGE, cost: { input: 0.25, output: 2, cacheRead: 0.025, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
     "gpt-5.1": { id: "gpt-5.1", name: "GPT-5.1", api: "openai-codex-responses", provider: "openai-codex", baseUrl: CODEX, reasoning: true, input: TEXT_IMAGE, cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000 },
+  },
+  // Vertex AI: GOOGLE_CLOUD_API_KEY (express mode), or ADC with GOOGLE_CLOUD_PROJECT + GOOGLE_CLOUD_LOCATION.
+  "google-vertex": {
+    "gemini-3.1-pro-preview": { id: "gemini-3.1-pro-preview", name: "Gemini 3.1 Pro Preview (Vertex)", api: "google-vertex", provider: "google-vertex", baseUrl: VERTEX, reasoning: true, thinkingLevelMap: { off: null, minimal: null, low: "LOW", medium: null, high: "HIGH" }, input: TEXT_IMAGE, cost: { input: 2, output: 12, cacheRead: 0.2, cacheWrite: 0 }, contextWindow: 1048576, maxTokens: 65536 },
+    "gemini-3-pro-preview": { id: "gemini-3-pro-preview", name: "Gemini 3 Pro Preview (Vertex)", api: "google-vertex", provider: "google-vertex", baseUrl: VERTEX, reasoning: true, thinkingLevelMap: { off: null, minimal: null, low: "LOW", medium: null, high: "HIGH" }, input: TEXT_IMAGE, cost: { input: 2, output: 12, cacheRead: 0.2, cacheWrite: 0 }, contextWindow: 1000000, maxTokens: 64000 },
+    "gemini-3-flash-preview": { id: "gemini-3-flash-preview", name: "Gemini 3 Flash Preview (Vertex)", api: "google-vertex", provider: "google-vertex", baseUrl: VERTEX, reasoning: true, thinkingLevelMap: { off: null }, input: TEXT_IMAGE, cost: { input: 0.5, output: 3, cacheRead: 0.05, cacheWrite: 0 }, contextWindow: 1048576, maxTokens: 65536 },
+    "gemini-2.5-pro": { id: "gemini-2.5-pro", name: "Gemini 2.5 Pro (Vertex)", api: "google-vertex", provider: "google-vertex", baseUrl: VERTEX, reasoning: true, input: TEXT_IMAGE, cost: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0 }, contextWindow: 1048576, maxTokens: 65536 },
+    "gemini-2.5-flash": { id: "gemini-2.5-flash", name: "Gemini 2.5 Flash (Vertex)", api: "google-vertex", provider: "google-vertex", baseUrl: VERTEX, reasoning: true, input: TEXT_IMAGE, cost: { input: 0.3, output: 2.5, cacheRead: 0.03, cacheWrite: 0 }, contextWindow: 1048576, maxTokens: 65536 },
+    "gemini-2.5-flash-lite": { id: "gemini-2.5-flash-lite", name: "Gemini 2.5 Flash Lite (Vertex)", api: "google-vertex", provider: "google-vertex", baseUrl: VERTEX, reasoning: true, input: TEXT_IMAGE, cost: { input: 0.1, output: 0.4, cacheRead: 0.01, cacheWrite: 0 }, contextWindow: 1048576, maxTokens: 65536 },
+    "gemini-2.0-flash": { id: "gemini-2.0-flash", name: "Gemini 2.0 Flash (Vertex)", api: "google-vertex", provider: "google-vertex", baseUrl: VERTEX, reasoning: false, input: TEXT_IMAGE, cost: { input: 0.15, output: 0.6, cacheRead: 0.0375, cacheWrite: 0 }, contextWindow: 1048576, maxTokens: 8192 },
   },
   offline: {
     "tiller-offline": { id: "tiller-offline", name: "Tiller offline model", api: "offline", provider: "offline", baseUrl: "", reasoning: false, input: TEXT, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 8192 },

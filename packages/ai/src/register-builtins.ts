@@ -7,6 +7,7 @@ import { registerApiProvider } from "./api-registry.js";
 import { createErrorMessage, createErrorStream, describeThrown } from "./error-stream.js";
 import { createAssistantMessageEventStream } from "./event-stream.js";
 import type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
+import type { GoogleVertexOptions } from "./providers/google-vertex.js";
 import type { OpenAICodexResponsesOptions } from "./providers/openai-codex-responses.js";
 import type {
   Api,
@@ -85,6 +86,12 @@ const BUILTIN_MODULES: Record<
     importModule: () => import("./providers/openai-codex-responses.js"),
     stream: "streamOpenAICodexResponses",
     streamSimple: "streamSimpleOpenAICodexResponses",
+  },
+  "google-vertex": {
+    specifier: "./providers/google-vertex.js",
+    importModule: () => import("./providers/google-vertex.js"),
+    stream: "streamGoogleVertex",
+    streamSimple: "streamSimpleGoogleVertex",
   },
 };
 
@@ -251,5 +258,13 @@ export const streamOpenAICodexResponses = builtinStreamFunction<"openai-codex-re
 );
 export const streamSimpleOpenAICodexResponses = builtinStreamFunction<"openai-codex-responses", SimpleStreamOptions>(
   "openai-codex-responses",
+  "streamSimple",
+);
+export const streamGoogleVertex = builtinStreamFunction<"google-vertex", GoogleVertexOptions>(
+  "google-vertex",
+  "stream",
+);
+export const streamSimpleGoogleVertex = builtinStreamFunction<"google-vertex", SimpleStreamOptions>(
+  "google-vertex",
   "streamSimple",
 );

@@ -13,7 +13,8 @@ export type KnownApi =
   | "faux"
   | "offline"
   | "azure-openai-responses"
-  | "openai-codex-responses";
+  | "openai-codex-responses"
+  | "google-vertex";
 export type Api = KnownApi | (string & {});
 
 export type KnownProvider =
@@ -28,7 +29,8 @@ export type KnownProvider =
   | "ollama"
   | "offline"
   | "azure-openai-responses"
-  | "openai-codex";
+  | "openai-codex"
+  | "google-vertex";
 export type Provider = KnownProvider | (string & {});
 
 /** Reasoning effort, provider-neutral. `off` is Tiller's addition to pi's list (pi passes `undefined`). */

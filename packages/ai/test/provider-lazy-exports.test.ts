@@ -7,7 +7,7 @@ import * as tiller from "../src/index.js";
 import type { Api, AssistantMessageEventStreamLike, Context, Model, StreamOptions } from "../src/types.js";
 import { collect, testModel, textOfMessage } from "./helpers/collect.js";
 import { type MockServer, type SseEvent, startMockServer } from "./helpers/mock-server.js";
-import { openaiResponsesEvents } from "./helpers/vendor-events.js";
+import { geminiEvents, openaiResponsesEvents } from "./helpers/vendor-events.js";
 
 type Fn = (model: Model<Api>, context: Context, options?: StreamOptions) => AssistantMessageEventStreamLike;
 
@@ -41,6 +41,15 @@ const CASES: Case[] = [
     basePath: "/backend-api",
     events: openaiResponsesEvents({ text: ["lazy ok"] }),
     options: { apiKey: jwt("acct-lazy") },
+  },
+  {
+    api: "google-vertex",
+    provider: "google-vertex",
+    catalogId: "gemini-2.5-pro",
+    stream: "streamGoogleVertex",
+    streamSimple: "streamSimpleGoogleVertex",
+    basePath: "",
+    events: geminiEvents({ text: ["lazy ok"] }),
   },
 ];
 
