@@ -8,6 +8,7 @@ import { createErrorMessage, createErrorStream, describeThrown } from "./error-s
 import { createAssistantMessageEventStream } from "./event-stream.js";
 import type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
 import type { GoogleVertexOptions } from "./providers/google-vertex.js";
+import type { MistralOptions } from "./providers/mistral.js";
 import type { OpenAICodexResponsesOptions } from "./providers/openai-codex-responses.js";
 import type {
   Api,
@@ -92,6 +93,12 @@ const BUILTIN_MODULES: Record<
     importModule: () => import("./providers/google-vertex.js"),
     stream: "streamGoogleVertex",
     streamSimple: "streamSimpleGoogleVertex",
+  },
+  "mistral-conversations": {
+    specifier: "./providers/mistral.js",
+    importModule: () => import("./providers/mistral.js"),
+    stream: "streamMistral",
+    streamSimple: "streamSimpleMistral",
   },
 };
 
@@ -266,5 +273,13 @@ export const streamGoogleVertex = builtinStreamFunction<"google-vertex", GoogleV
 );
 export const streamSimpleGoogleVertex = builtinStreamFunction<"google-vertex", SimpleStreamOptions>(
   "google-vertex",
+  "streamSimple",
+);
+export const streamMistral = builtinStreamFunction<"mistral-conversations", MistralOptions>(
+  "mistral-conversations",
+  "stream",
+);
+export const streamSimpleMistral = builtinStreamFunction<"mistral-conversations", SimpleStreamOptions>(
+  "mistral-conversations",
   "streamSimple",
 );

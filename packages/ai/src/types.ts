@@ -14,7 +14,8 @@ export type KnownApi =
   | "offline"
   | "azure-openai-responses"
   | "openai-codex-responses"
-  | "google-vertex";
+  | "google-vertex"
+  | "mistral-conversations";
 export type Api = KnownApi | (string & {});
 
 export type KnownProvider =

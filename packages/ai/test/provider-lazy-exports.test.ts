@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as tiller from "../src/index.js";
 import type { Api, AssistantMessageEventStreamLike, Context, Model, StreamOptions } from "../src/types.js";
 import { collect, testModel, textOfMessage } from "./helpers/collect.js";
+import { mistralEvents } from "./helpers/mistral-events.js";
 import { type MockServer, type SseEvent, startMockServer } from "./helpers/mock-server.js";
 import { geminiEvents, openaiResponsesEvents } from "./helpers/vendor-events.js";
 
@@ -50,6 +51,15 @@ const CASES: Case[] = [
     streamSimple: "streamSimpleGoogleVertex",
     basePath: "",
     events: geminiEvents({ text: ["lazy ok"] }),
+  },
+  {
+    api: "mistral-conversations",
+    provider: "mistral",
+    catalogId: "mistral-medium-3.5",
+    stream: "streamMistral",
+    streamSimple: "streamSimpleMistral",
+    basePath: "",
+    events: mistralEvents({ text: ["lazy ok"] }),
   },
 ];
 
