@@ -112,9 +112,13 @@ async function run(
   const timeoutMs = options?.timeoutMs;
   const fetcher = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     let request = input instanceof Request ? input : new Request(input, init);
-    const sent = JSON.parse(await request.clone().text()) as Record<string, unknown>;
-    const extra = extraWireFields(payload, sent);
-    if (Object.keys(extra).length > 0) request = new Request(request, { body: JSON.stringify({ ...sent, ...extra }) });
+    if (options?.onPayload) {
+      // The SDK serialises only the fields it knows; put back what onPayload added.
+      const sent = JSON.parse(await request.clone().text()) as Record<string, unknown>;
+      const extra = extraWireFields(payload, sent);
+      if (Object.keys(extra).length > 0)
+        request = new Request(request, { body: JSON.stringify({ ...sent, ...extra }) });
+    }
     // `timeoutMs` bounds the wait for the response, not the stream that follows.
     const timer = new AbortController();
     const timeout = timeoutMs
