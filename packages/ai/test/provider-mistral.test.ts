@@ -196,6 +196,59 @@ describe("mistral specifics", () => {
     expect(result.stopReason).toBe("toolUse");
   });
 
+  it("replays its own thinking as a thinking chunk and a tool's image to the same model", async () => {
+    const server = await mistral([
+      mistralEvents({
+        thinking: ["Look at ", "the chart."],
+        toolCalls: [{ id: "Xy7Kq2Lm9", name: "read", args: ['{"path":"chart.png"}'] }],
+        finish: "tool",
+      }),
+      mistralEvents({ text: ["It rises."] }),
+    ]);
+    const model = testModel("mistral-conversations", { id: "magistral-medium-latest", baseUrl: server.url });
+    const first = await collect(streamSimpleMistral(model, CONTEXT, { apiKey: "k", reasoning: "high" }));
+    expect(first.result.stopReason).toBe("toolUse");
+    const context: Context = {
+      ...CONTEXT,
+      messages: [
+        ...CONTEXT.messages,
+        first.result,
+        {
+          role: "toolResult",
+          toolCallId: "Xy7Kq2Lm9",
+          toolName: "read",
+          content: [
+            { type: "text", text: "chart" },
+            { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+          ],
+          isError: false,
+          timestamp: 3,
+        },
+      ],
+    };
+    const second = await collect(streamMistral(model, context, { apiKey: "k" }));
+    expect(second.result.errorMessage).toBeUndefined();
+    expect(textOfMessage(second.result)).toBe("It rises.");
+    const sent = server.requests[1]!.body.messages as Record<string, unknown>[];
+    // (The SDK adds its defaults, `prefix: false` and the call `index`.)
+    expect(sent[2]).toMatchObject({
+      role: "assistant",
+      content: [{ type: "thinking", thinking: [{ type: "text", text: "Look at the chart." }] }],
+      tool_calls: [
+        { id: "Xy7Kq2Lm9", type: "function", function: { name: "read", arguments: '{"path":"chart.png"}' } },
+      ],
+    });
+    expect(sent[3]).toEqual({
+      role: "tool",
+      tool_call_id: "Xy7Kq2Lm9",
+      name: "read",
+      content: [
+        { type: "text", text: "chart" },
+        { type: "image_url", image_url: "data:image/png;base64,iVBORw0KGgo=" },
+      ],
+    });
+  });
+
   it("lets onPayload add fields the SDK does not know, and they reach the wire", async () => {
     const server = await mistral([mistralEvents({ text: ["ok"] })]);
     const model = testModel("mistral-conversations", { baseUrl: server.url });
