@@ -249,6 +249,18 @@ describe("mistral specifics", () => {
     });
   });
 
+  it("ends with an error event, keeping the partial text, when Mistral finishes with reason error", async () => {
+    const events = mistralEvents({ text: ["Half ", "an answer"] });
+    const last = events.at(-2)!.data as { choices: { finish_reason: string }[] };
+    last.choices[0]!.finish_reason = "error";
+    const server = await mistral([events]);
+    const model = testModel("mistral-conversations", { baseUrl: server.url });
+    const { result, terminal } = await collect(streamMistral(model, CONTEXT, { apiKey: "k" }));
+    expect(terminal).toMatchObject({ type: "error", reason: "error" });
+    expect(result.errorMessage).toMatch(/^error: /);
+    expect(textOfMessage(result)).toBe("Half an answer");
+  });
+
   it("lets onPayload add fields the SDK does not know, and they reach the wire", async () => {
     const server = await mistral([mistralEvents({ text: ["ok"] })]);
     const model = testModel("mistral-conversations", { baseUrl: server.url });
