@@ -10,6 +10,9 @@ const ENV_KEYS: Record<string, string[]> = {
   mistral: ["MISTRAL_API_KEY"],
   cerebras: ["CEREBRAS_API_KEY"],
   ollama: ["OLLAMA_API_KEY"],
+  "azure-openai-responses": ["AZURE_OPENAI_API_KEY"],
+  // Vertex express mode; without it, Vertex uses Application Default Credentials with a project and location.
+  "google-vertex": ["GOOGLE_CLOUD_API_KEY"],
 };
 
 /** Names of the environment variables consulted for `provider`, in order. */

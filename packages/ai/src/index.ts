@@ -7,9 +7,17 @@ export * from "./event-stream.js";
 export * from "./models.js";
 export * from "./overflow.js";
 export type { AnthropicOptions } from "./providers/anthropic.js";
+export type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
 export * from "./providers/faux.js";
 export type { GoogleOptions } from "./providers/google.js";
+export type { GoogleThinkingLevel } from "./providers/google-shared.js";
+export type { GoogleVertexOptions } from "./providers/google-vertex.js";
+export type { MistralOptions } from "./providers/mistral.js";
 export * from "./providers/offline.js";
+export type {
+  OpenAICodexResponsesOptions,
+  OpenAICodexWebSocketDebugStats,
+} from "./providers/openai-codex-responses.js";
 export type { OpenAICompletionsOptions } from "./providers/openai-completions.js";
 export type { OpenAIResponsesOptions } from "./providers/openai-responses.js";
 export * from "./register-builtins.js";

@@ -6,6 +6,10 @@
 import { registerApiProvider } from "./api-registry.js";
 import { createErrorMessage, createErrorStream, describeThrown } from "./error-stream.js";
 import { createAssistantMessageEventStream } from "./event-stream.js";
+import type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
+import type { GoogleVertexOptions } from "./providers/google-vertex.js";
+import type { MistralOptions } from "./providers/mistral.js";
+import type { OpenAICodexResponsesOptions } from "./providers/openai-codex-responses.js";
 import type {
   Api,
   AssistantMessageEventStreamLike,
@@ -71,6 +75,30 @@ const BUILTIN_MODULES: Record<
     importModule: () => import("./providers/offline.js"),
     stream: "streamOffline",
     streamSimple: "streamSimpleOffline",
+  },
+  "azure-openai-responses": {
+    specifier: "./providers/azure-openai-responses.js",
+    importModule: () => import("./providers/azure-openai-responses.js"),
+    stream: "streamAzureOpenAIResponses",
+    streamSimple: "streamSimpleAzureOpenAIResponses",
+  },
+  "openai-codex-responses": {
+    specifier: "./providers/openai-codex-responses.js",
+    importModule: () => import("./providers/openai-codex-responses.js"),
+    stream: "streamOpenAICodexResponses",
+    streamSimple: "streamSimpleOpenAICodexResponses",
+  },
+  "google-vertex": {
+    specifier: "./providers/google-vertex.js",
+    importModule: () => import("./providers/google-vertex.js"),
+    stream: "streamGoogleVertex",
+    streamSimple: "streamSimpleGoogleVertex",
+  },
+  "mistral-conversations": {
+    specifier: "./providers/mistral.js",
+    importModule: () => import("./providers/mistral.js"),
+    stream: "streamMistral",
+    streamSimple: "streamSimpleMistral",
   },
 };
 
@@ -187,3 +215,71 @@ export function registerBuiltInApiProviders(): void {
 export function getBuiltInApis(): Api[] {
   return Object.keys(BUILTIN_MODULES);
 }
+
+/** Loaded functions of each built-in module, shared by the per-API exports below. */
+const builtinLoads = new Map<string, Promise<LoadedApiFunctions>>();
+
+function loadBuiltin(api: string): Promise<LoadedApiFunctions> {
+  let pending = builtinLoads.get(api);
+  if (!pending) {
+    const entry = BUILTIN_MODULES[api];
+    if (!entry) return Promise.reject(new Error(`no built-in module for api "${api}"`));
+    pending = loadModule(entry.specifier, entry.importModule, entry.stream, entry.streamSimple);
+    pending.catch(() => builtinLoads.delete(api)); // a later call tries again
+    builtinLoads.set(api, pending);
+  }
+  return pending;
+}
+
+/**
+ * One built-in provider function as a module export (pi's `streamAnthropic`, `streamMistral`, …): the provider
+ * module loads on the first call, so exporting it costs nothing at import. Goes straight to the provider and
+ * ignores the registry, like pi's.
+ */
+export function builtinStreamFunction<TApi extends Api, TOptions extends StreamOptions>(
+  api: TApi,
+  which: keyof LoadedApiFunctions,
+): StreamFunction<TApi, TOptions> {
+  let loaded: LoadedApiFunctions | undefined;
+  return (model, context, options) => {
+    if (loaded) return loaded[which](model, context, options);
+    const pending = loadBuiltin(api).then((fns) => {
+      loaded = fns;
+      return fns;
+    });
+    return forwardWhenLoaded(pending, (fns) => fns[which], model, context, options);
+  };
+}
+
+export const streamAzureOpenAIResponses = builtinStreamFunction<"azure-openai-responses", AzureOpenAIResponsesOptions>(
+  "azure-openai-responses",
+  "stream",
+);
+export const streamSimpleAzureOpenAIResponses = builtinStreamFunction<"azure-openai-responses", SimpleStreamOptions>(
+  "azure-openai-responses",
+  "streamSimple",
+);
+export const streamOpenAICodexResponses = builtinStreamFunction<"openai-codex-responses", OpenAICodexResponsesOptions>(
+  "openai-codex-responses",
+  "stream",
+);
+export const streamSimpleOpenAICodexResponses = builtinStreamFunction<"openai-codex-responses", SimpleStreamOptions>(
+  "openai-codex-responses",
+  "streamSimple",
+);
+export const streamGoogleVertex = builtinStreamFunction<"google-vertex", GoogleVertexOptions>(
+  "google-vertex",
+  "stream",
+);
+export const streamSimpleGoogleVertex = builtinStreamFunction<"google-vertex", SimpleStreamOptions>(
+  "google-vertex",
+  "streamSimple",
+);
+export const streamMistral = builtinStreamFunction<"mistral-conversations", MistralOptions>(
+  "mistral-conversations",
+  "stream",
+);
+export const streamSimpleMistral = builtinStreamFunction<"mistral-conversations", SimpleStreamOptions>(
+  "mistral-conversations",
+  "streamSimple",
+);

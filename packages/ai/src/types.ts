@@ -11,7 +11,11 @@ export type KnownApi =
   | "anthropic-messages"
   | "google-generative-ai"
   | "faux"
-  | "offline";
+  | "offline"
+  | "azure-openai-responses"
+  | "openai-codex-responses"
+  | "google-vertex"
+  | "mistral-conversations";
 export type Api = KnownApi | (string & {});
 
 export type KnownProvider =
@@ -24,7 +28,10 @@ export type KnownProvider =
   | "xai"
   | "mistral"
   | "ollama"
-  | "offline";
+  | "offline"
+  | "azure-openai-responses"
+  | "openai-codex"
+  | "google-vertex";
 export type Provider = KnownProvider | (string & {});
 
 /** Reasoning effort, provider-neutral. `off` is Tiller's addition to pi's list (pi passes `undefined`). */

@@ -54,7 +54,11 @@ describe("model catalog", () => {
     expect(getModel("anthropic", "claude-sonnet-4-6").api).toBe("anthropic-messages");
     expect(getModel("google", "gemini-2.5-flash").api).toBe("google-generative-ai");
     expect(getModel("openai", "gpt-5.5").api).toBe("openai-responses");
-    for (const p of ["openrouter", "groq", "deepseek", "xai", "mistral"]) {
+    expect(getModels("mistral").every((m) => m.api === "mistral-conversations")).toBe(true);
+    expect(getModel("azure-openai-responses", "gpt-5.4").api).toBe("azure-openai-responses");
+    expect(getModel("google-vertex", "gemini-2.5-pro").api).toBe("google-vertex");
+    expect(getModel("openai-codex", "gpt-5.3-codex").baseUrl).toBe("https://chatgpt.com/backend-api");
+    for (const p of ["openrouter", "groq", "deepseek", "xai"]) {
       for (const m of getModels(p)) {
         expect(m.api).toBe("openai-completions");
         expect(m.baseUrl).toMatch(/^https:\/\//);

@@ -16,6 +16,9 @@ import type {
 } from "../types.js";
 import { mappedLevel, thinkingBudget } from "./thinking-shared.js";
 
+/** Gemini 3's named thinking levels, as the wire spells them. */
+export type GoogleThinkingLevel = "THINKING_LEVEL_UNSPECIFIED" | "MINIMAL" | "LOW" | "MEDIUM" | "HIGH";
+
 export type GeminiPart = Record<string, unknown>;
 export interface GeminiContent {
   role: "user" | "model";

@@ -61,7 +61,7 @@ interface GeminiChunk {
 }
 
 /** "https://host/v1beta" → base "https://host" + apiVersion "v1beta" (the SDK appends the version itself). */
-function splitBaseUrl(baseUrl: string): { baseUrl: string; apiVersion?: string } {
+export function splitBaseUrl(baseUrl: string): { baseUrl: string; apiVersion?: string } {
   const m = /^(.*?)\/(v\d+(?:alpha|beta)?\d*)\/?$/.exec(baseUrl);
   return m ? { baseUrl: m[1] as string, apiVersion: m[2] as string } : { baseUrl };
 }
@@ -73,6 +73,43 @@ async function run(
   model: Model<Api>,
   context: Context,
   options: GoogleOptions | undefined,
+): Promise<void> {
+  const { baseUrl, apiVersion } = splitBaseUrl(model.baseUrl);
+  const retries = options?.maxRetries ?? 0;
+  const makeClient: GeminiClientFactory = (fetch) =>
+    new GoogleGenAI({
+      apiKey: resolveApiKey(model, options, false),
+      httpOptions: {
+        baseUrl,
+        ...(apiVersion ? { apiVersion } : {}),
+        headers: mergeHeaders(model.headers, options?.headers),
+        ...(options?.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+        ...(retries > 0 ? { retryOptions: { attempts: retries + 1 } } : {}),
+        fetch,
+      },
+    });
+  const thinkingConfig = options?.thinking
+    ? geminiThinkingConfig(model, options.thinking, options.thinkingBudgets)
+    : undefined;
+  return streamGeminiRequest(b, model, context, options, makeClient, thinkingConfig);
+}
+
+/** Builds the SDK client around the `fetch` it must use (which keeps the response body for the SSE decoder). */
+export type GeminiClientFactory = (
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>,
+) => GoogleGenAI;
+
+/**
+ * Sends one `generateContentStream` request through the client `makeClient` builds and turns the chunks into
+ * `b`'s events. Shared by the Gemini API and Vertex AI, which differ only in client (endpoint, auth).
+ */
+export async function streamGeminiRequest(
+  b: MessageBuilder,
+  model: Model<Api>,
+  context: Context,
+  options: (StreamOptions & { toolChoice?: "auto" | "none" | "any" }) | undefined,
+  makeClient: GeminiClientFactory,
+  thinkingConfig: Record<string, unknown> | undefined,
 ): Promise<void> {
   let lastResponse: Response | undefined;
   let body: ReadableStream<Uint8Array> | null = null;
@@ -86,19 +123,7 @@ async function run(
     body = response.body;
     return new Response("", { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-  const { baseUrl, apiVersion } = splitBaseUrl(model.baseUrl);
-  const retries = options?.maxRetries ?? 0;
-  const ai = new GoogleGenAI({
-    apiKey: resolveApiKey(model, options, false),
-    httpOptions: {
-      baseUrl,
-      ...(apiVersion ? { apiVersion } : {}),
-      headers: mergeHeaders(model.headers, options?.headers),
-      ...(options?.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-      ...(retries > 0 ? { retryOptions: { attempts: retries + 1 } } : {}),
-      fetch: takingFetch,
-    },
-  });
+  const ai = makeClient(takingFetch);
   const config: Record<string, unknown> = {};
   if (context.systemPrompt) config.systemInstruction = context.systemPrompt;
   if (options?.maxTokens !== undefined) config.maxOutputTokens = options.maxTokens;
@@ -109,10 +134,7 @@ async function run(
       config.toolConfig = { functionCallingConfig: { mode: options.toolChoice.toUpperCase() } };
     }
   }
-  if (options?.thinking) {
-    const thinkingConfig = geminiThinkingConfig(model, options.thinking, options.thinkingBudgets);
-    if (thinkingConfig) config.thinkingConfig = thinkingConfig;
-  }
+  if (thinkingConfig) config.thinkingConfig = thinkingConfig;
   const payload = await applyOnPayload(
     { model: model.id, contents: convertGeminiContents(model, context), config } as Record<string, unknown>,
     model,

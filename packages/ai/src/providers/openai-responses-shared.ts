@@ -64,10 +64,18 @@ function assistantItems(message: AssistantMessage, model: Model<Api>): Responses
   return items;
 }
 
-export function convertResponsesInput(model: Model<Api>, context: Context): ResponsesItem[] {
+/**
+ * The conversation as `input` items. `includeSystemPrompt: false` leaves the system prompt out, for backends
+ * that take it as top-level `instructions` (the ChatGPT Codex backend).
+ */
+export function convertResponsesInput(
+  model: Model<Api>,
+  context: Context,
+  options: { includeSystemPrompt?: boolean } = {},
+): ResponsesItem[] {
   const acceptsImages = model.input.includes("image");
   const items: ResponsesItem[] = [];
-  if (context.systemPrompt) {
+  if (context.systemPrompt && options.includeSystemPrompt !== false) {
     items.push({ role: model.reasoning ? "developer" : "system", content: context.systemPrompt });
   }
   for (const m of transformMessages(context.messages, model, (id) => normalizeResponsesToolCallId(id))) {
@@ -106,13 +114,14 @@ export function convertResponsesInput(model: Model<Api>, context: Context): Resp
   return items;
 }
 
-export function convertResponsesTools(tools: Tool[]): ResponsesItem[] {
+/** Function tools; `strict` defaults to false (`null` lets the server choose, as the Codex backend wants). */
+export function convertResponsesTools(tools: Tool[], strict: boolean | null = false): ResponsesItem[] {
   return tools.map((t) => ({
     type: "function",
     name: t.name,
     description: t.description,
     parameters: t.parameters,
-    strict: false,
+    strict,
   }));
 }
 

@@ -52,6 +52,7 @@ interface ItemBody {
   name?: string;
   arguments?: string;
   summary?: { text?: string }[];
+  content?: { type?: string; text?: string; refusal?: string }[];
 }
 
 interface StreamEvent {
@@ -66,7 +67,8 @@ interface StreamEvent {
   message?: string;
 }
 
-function buildParams(
+/** The `/responses` body for `model` (`model.id` as the model name; Azure swaps in its deployment name). */
+export function buildResponsesParams(
   model: Model<Api>,
   context: Context,
   options: OpenAIResponsesOptions | undefined,
@@ -104,7 +106,21 @@ async function run(
   options: OpenAIResponsesOptions | undefined,
 ): Promise<void> {
   const client = createOpenAIClient(model, options);
-  const params = await applyOnPayload(buildParams(model, context, options), model, options);
+  const params = await applyOnPayload(buildResponsesParams(model, context, options), model, options);
+  return streamResponsesRequest(b, model, client, params, options);
+}
+
+/**
+ * Sends a built `/responses` request through `client` and turns its event stream into `b`'s events. Shared by
+ * every Responses-speaking API (OpenAI, Azure, the ChatGPT Codex backend), which differ only in client and body.
+ */
+export async function streamResponsesRequest(
+  b: MessageBuilder,
+  model: Model<Api>,
+  client: OpenAI,
+  params: Record<string, unknown>,
+  options: StreamOptions | undefined,
+): Promise<void> {
   const response = await client.responses
     .create(params as unknown as OpenAI.Responses.ResponseCreateParamsStreaming, { signal: options?.signal })
     .asResponse();
@@ -177,7 +193,12 @@ function handleEvent(
       break;
     case "response.output_item.done": {
       const item = ev.item;
-      if (index === undefined || !item) break;
+      if (!item) break;
+      if (index === undefined) {
+        // An item sent whole, without `added`/deltas before it (the ChatGPT Codex backend does this).
+        wholeItem(b, item);
+        break;
+      }
       if (item.type === "reasoning") {
         b.block<ThinkingContent>(index).thinkingSignature = JSON.stringify(item);
       } else if (item.type === "function_call" && b.toolArgsLength(index) === 0) {
@@ -189,6 +210,7 @@ function handleEvent(
       break;
     }
     case "response.completed":
+    case "response.done": // the ChatGPT Codex backend's name for `completed`
     case "response.incomplete":
     case "response.failed":
       final = ev.response;
@@ -199,6 +221,27 @@ function handleEvent(
       throw new ProviderStreamError(`${ev.code ? `${ev.code}: ` : ""}${ev.message ?? "error event in stream"}`);
   }
   return final;
+}
+
+/** Emits the blocks of an output item that arrived only as `output_item.done`. */
+function wholeItem(b: MessageBuilder, item: ItemBody): void {
+  if (item.type === "message") {
+    const text = (item.content ?? []).map((p) => p.text ?? p.refusal ?? "").join("");
+    if (!text) return;
+    const i = b.openText();
+    b.textDelta(i, text);
+    b.close(i);
+  } else if (item.type === "reasoning") {
+    const i = b.openThinking(JSON.stringify(item));
+    b.thinkingDelta(i, (item.summary ?? []).map((p) => p.text ?? "").join("\n\n"));
+    b.close(i);
+  } else if (item.type === "function_call") {
+    const i = b.openToolCall(item.id ? `${item.call_id}|${item.id}` : (item.call_id ?? "call_0"), item.name ?? "");
+    if (item.arguments) b.toolCallDelta(i, item.arguments);
+    const args = parseArgs(item.arguments);
+    if (args !== undefined) b.setToolArguments(i, args);
+    b.close(i);
+  }
 }
 
 function applyUsage(b: MessageBuilder, usage: ResponseBody["usage"]): void {

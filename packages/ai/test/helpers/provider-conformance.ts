@@ -51,6 +51,8 @@ export interface ConformanceSpec {
   streamsToolArguments: boolean;
   /** Count of events before the first text delta in `events({text: [...]})`, to cut/hang after some text. */
   eventsBeforeText: (turn: TurnScript) => number;
+  /** The credential to send, when the vendor needs a particular shape (a JWT for the ChatGPT Codex backend). */
+  apiKey?: string;
 }
 
 export const CONTEXT: Context = {
@@ -81,7 +83,8 @@ export function runConformanceSuite(spec: ConformanceSpec): void {
       server = await spec.startMock(script);
       return testModel(spec.api, { provider: spec.provider, baseUrl: server.baseUrl });
     }
-    const opts: StreamOptions = { apiKey: "test-key" };
+    const apiKey = spec.apiKey ?? "test-key";
+    const opts: StreamOptions = { apiKey };
 
     it("streams text with start/delta/end events, usage and cost", async () => {
       const model = await start([
@@ -269,7 +272,7 @@ export function runConformanceSuite(spec: ConformanceSpec): void {
       const h = server!.requests[0]!.headers;
       expect(h["x-model-header"]).toBe("m");
       expect(h["x-option-header"]).toBe("o");
-      expect(JSON.stringify(h)).toContain("test-key");
+      expect(JSON.stringify(h)).toContain(apiKey);
     });
 
     it("calls onPayload (which may replace the body) and onResponse", async () => {
