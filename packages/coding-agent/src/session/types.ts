@@ -10,6 +10,24 @@ import type { ImageContent, TextContent } from "@tiller/ai";
 
 export const CURRENT_SESSION_VERSION = 3;
 
+/**
+ * Who holds a lock file (a session's `<file>.lock`, the gateway's home lock): one JSON line, written whole before
+ * the lock becomes visible. The holder is live only while a process with this pid, host, boot id and start time
+ * runs and is not a zombie (see `liveness.ts`); otherwise the lock is reclaimed at once.
+ */
+export interface LockOwner {
+  pid: number;
+  hostname: string;
+  /** `/proc/sys/kernel/random/boot_id` when the lock was taken (absent where the system has none). */
+  bootId?: string;
+  /** Field 22 of `/proc/<pid>/stat` (clock ticks after boot): tells a reused pid from the holder. */
+  startTime?: string;
+  /** ISO time the lock was taken. */
+  since: string;
+  /** What the holder adds for whoever finds the lock taken (the gateway's address, …). */
+  details?: Record<string, string>;
+}
+
 export interface SessionHeader {
   type: "session";
   version?: number;
