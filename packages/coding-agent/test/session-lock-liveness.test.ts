@@ -70,7 +70,7 @@ function writesThrough(file: string): void {
   sm.close();
   const texts = SessionManager.open(file, { readOnly: true })
     .getEntries()
-    .map((e) => (e.type === "message" ? e.message.content : e.type));
+    .map((e) => (e.type === "message" && "content" in e.message ? e.message.content : e.type));
   expect(texts).toEqual(["hi", "taken over"]);
 }
 

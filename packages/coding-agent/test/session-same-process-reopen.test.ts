@@ -16,7 +16,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const text = (sm: SessionManager): unknown[] =>
-  sm.getEntries().map((e) => (e.type === "message" ? e.message.content : e.type));
+  sm.getEntries().map((e) => (e.type === "message" && "content" in e.message ? e.message.content : e.type));
 
 describe("same-process re-open", () => {
   it("create + append + open + read + append through both handles, then reopen: every entry once, in order", () => {
