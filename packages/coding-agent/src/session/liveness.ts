@@ -9,14 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import type { LockOwner } from "./types.js";
-
-export interface ProcStat {
-  /** One letter: R running, S sleeping, Z zombie, X dead, … */
-  state: string;
-  /** Clock ticks after boot at which the process started. */
-  startTime: string;
-}
+import type { Liveness, LockOwner, ProcStat } from "./types.js";
 
 /** `/proc/<pid>/stat` of a process, `null` when no such process exists, `undefined` without a readable `/proc`. */
 export function readProcStat(pid: number): ProcStat | null | undefined {
@@ -76,12 +69,6 @@ export function currentProcessIdentity(): Omit<LockOwner, "since"> {
     };
   }
   return selfCache;
-}
-
-export interface Liveness {
-  alive: boolean;
-  /** Why, in words ("pid 42 is not running", "pid 42 is a zombie", …), for logs and errors. */
-  reason: string;
 }
 
 /** Whether the process a lock record names is still that live process. */

@@ -4,7 +4,8 @@
  * (`writer-registry.ts`), which every writing `SessionManager` of that file shares; another process that wants to
  * write gets `SessionLockedError`. A lock whose holder died (gone, zombie, pid reused, rebooted) is reclaimed.
  */
-import { type FoundLockOwner, releaseOwnerLock, tryAcquireOwnerLock } from "./owner-lock.js";
+import { releaseOwnerLock, tryAcquireOwnerLock } from "./owner-lock.js";
+import type { FoundLockOwner } from "./types.js";
 
 /** Another live process writes this session. Carries who, where and since when, and says what to do. */
 export class SessionLockedError extends Error {

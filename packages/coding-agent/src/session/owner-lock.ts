@@ -7,18 +7,7 @@
  */
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { currentProcessIdentity, ownerLiveness } from "./liveness.js";
-import type { LockOwner } from "./types.js";
-
-/** A lock record as found on disk: at least a pid (older Tiller versions wrote only that). */
-export type FoundLockOwner = Partial<LockOwner> & { pid: number };
-
-export type OwnerLockResult =
-  | {
-      acquired: true;
-      /** Set when a dead holder's lock was taken over: whose, and why it counted as dead. */
-      reclaimed?: { owner: FoundLockOwner; reason: string };
-    }
-  | { acquired: false; owner: FoundLockOwner; reason: string };
+import type { FoundLockOwner, LockOwner, OwnerLockResult } from "./types.js";
 
 const held = new Map<string, LockOwner>();
 let exitHookInstalled = false;

@@ -30,8 +30,9 @@ import {
   type SessionHeader,
   type SessionInfo,
   type SessionTreeNode,
+  type SessionWriterHandle,
 } from "./types.js";
-import { acquireSessionWriter, type SessionWriterHandle } from "./writer-registry.js";
+import { acquireSessionWriter } from "./writer-registry.js";
 
 export interface OpenSessionOptions extends SessionLocationOptions {
   /** Use this cwd instead of the header's. */

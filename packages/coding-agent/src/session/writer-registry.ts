@@ -6,34 +6,10 @@
  * descriptor, on the single JS thread). The descriptor is fsynced and closed, and the lock released, when the
  * last holder releases. Read-only opens never come here.
  */
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, type Stats, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { acquireSessionLock, releaseSessionLock } from "./lock.js";
-
-/** One holder's share of a session file's writer. */
-export interface SessionWriterHandle {
-  /** The absolute session file path. */
-  readonly file: string;
-  /** Holders of this file's writer in this process, this one included (0 once released). */
-  readonly holders: number;
-  /**
-   * True once the writer had more than one holder: no single holder's in-memory entries then describe the
-   * whole file (so none may publish them to the parse cache).
-   */
-  readonly shared: boolean;
-  /**
-   * Appends whole lines (`text` ends with a newline) in one write. `header` is written first when the file is
-   * new or empty; a torn last line left by a crash is first ended with a newline, so it stays one skipped line.
-   * Throws once released.
-   */
-  append(text: string, header: () => string): void;
-  /** fsyncs what was written (no-op before the first append). */
-  sync(): void;
-  /** The descriptor's stats, once something was appended. */
-  stat(): Stats | undefined;
-  /** Drops this holder; the last one closes the descriptor and releases the lock. Idempotent. */
-  release(): void;
-}
+import type { SessionWriterHandle } from "./types.js";
 
 class SharedWriter {
   refs = 0;
