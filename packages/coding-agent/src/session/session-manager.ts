@@ -187,7 +187,8 @@ export class SessionManager {
     this.writer = undefined;
     if (writer) {
       try {
-        writer.sync();
+        // The last holder's release fsyncs; an earlier one syncs what it wrote now (close() means durable).
+        if (writer.holders > 1) writer.sync();
         const st = writer.stat();
         // A file with skipped lines is parsed again next time, so its warnings are reported accurately; so is one
         // that other managers of this process appended to (this one's entries are not the whole file).
