@@ -177,7 +177,10 @@ export class SessionManager {
     this.writer?.sync();
   }
 
-  /** Releases this manager's share of the file (the last holder in the process releases its lock). Further appends throw. */
+  /**
+   * Releases this manager's share of the file's writer (the last holder in the process closes it and releases the
+   * lock). Further appends throw.
+   */
   close(): void {
     this.closeFile();
   }
