@@ -12,7 +12,6 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterAll, expect, it } from "vitest";
-import type { GatewayClient } from "../src/cli/gateway-client.js";
 import { type FaultProvider, makeFaultHome, readTranscripts, startFaultProvider } from "./fault-harness.js";
 import { connectClient, type GatewayProc, removeHome, spawnGateway } from "./gateway-harness.js";
 import { isZombie, spawnUnreapedGateway, type UnreapedGateway } from "./unreaped-gateway.js";
@@ -201,5 +200,3 @@ function historyText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   return content.map((c: { text?: string }) => c.text ?? "").join("");
 }
-
-export type { GatewayClient };
