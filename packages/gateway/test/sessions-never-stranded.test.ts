@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterAll, expect, it } from "vitest";
-import { type FaultProvider, makeFaultHome, readTranscripts, startFaultProvider } from "./fault-harness.js";
+import { type FaultProvider, makeFaultHome, readTranscripts, startFaultProvider, textOf } from "./fault-harness.js";
 import { connectClient, type GatewayProc, removeHome, spawnGateway } from "./gateway-harness.js";
 import { isZombie, spawnUnreapedGateway, type UnreapedGateway } from "./unreaped-gateway.js";
 
@@ -181,7 +181,7 @@ it("20 SIGKILLs during runs on 10 sessions: no session is left locked, no comple
   for (const key of SESSIONS) {
     const mine = completed.filter((s) => s.sessionKey === key);
     const history: any = await client.request("chat.history", { sessionKey: key, limit: 1000 });
-    const texts = history.messages.map((m: any) => `${m.role}:${historyText(m.content)}`);
+    const texts = history.messages.map((m: any) => `${m.role}:${textOf(m.content)}`);
     for (const s of mine) {
       expect(
         texts.filter((t: string) => t === `user:${s.text}`),
@@ -194,9 +194,3 @@ it("20 SIGKILLs during runs on 10 sessions: no session is left locked, no comple
   await client.close();
   for (const t of readTranscripts(home)) expect(t.bad, `${t.file} has a torn line`).toBe(0);
 }, 300_000);
-
-function historyText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((c: { text?: string }) => c.text ?? "").join("");
-}
