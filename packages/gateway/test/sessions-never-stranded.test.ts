@@ -11,6 +11,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { readProcStat } from "@tiller/coding-agent";
 import { afterAll, expect, it } from "vitest";
 import { type FaultProvider, makeFaultHome, readTranscripts, startFaultProvider, textOf } from "./fault-harness.js";
 import { connectClient, type GatewayProc, removeHome, spawnGateway } from "./gateway-harness.js";
@@ -54,15 +55,8 @@ interface Sent {
   final?: { status: string; summary?: string };
 }
 
-/** Whether /proc/<pid>/stat can be read here (the zombie and start-time cases need it). */
-function procStartTime(pid: number): string | undefined {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return s.slice(s.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
-}
+/** The process start time in /proc (undefined where there is no /proc: the zombie and start-time cases need it). */
+const procStartTime = (pid: number): string | undefined => readProcStat(pid)?.startTime;
 
 it("20 SIGKILLs during runs on 10 sessions: no session is left locked, no completed turn is lost", async () => {
   const random = rng(SEED);

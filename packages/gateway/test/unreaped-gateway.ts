@@ -4,7 +4,7 @@
  * a zombie (its pid still answers `kill(pid, 0)`) until the test ends the parent.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readProcStat } from "@tiller/coding-agent";
 import { GATEWAY_CLI, ROOT } from "./gateway-harness.js";
 
 export interface UnreapedGateway {
@@ -19,12 +19,7 @@ export interface UnreapedGateway {
 }
 
 function procState(pid: number): string | undefined {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return s.slice(s.lastIndexOf(")") + 2).split(" ")[0];
-  } catch {
-    return undefined;
-  }
+  return readProcStat(pid)?.state;
 }
 
 export function spawnUnreapedGateway(home: string): Promise<UnreapedGateway> {
