@@ -1,10 +1,15 @@
+/**
+ * The session writer lock across real processes: a second writer gets a `SessionLockedError` that names the
+ * holder (pid, host, since when) and says what to do; nothing either process wrote is torn or lost; a killed
+ * holder's lock is reclaimed at once.
+ */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SessionLockedError, SessionManager } from "../src/index.js";
+import { parseLockRecord, SessionLockedError, SessionManager } from "../src/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 let dir: string;
@@ -18,24 +23,46 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function startChild(file: string, mode: "hold" | "exit"): Promise<{ child: ChildProcess; line: string }> {
+interface Child {
+  child: ChildProcess;
+  /** Resolves with each stdout line matching, in order. */
+  line(match: RegExp): Promise<string>;
+  exited: Promise<number | null>;
+}
+
+function startChild(file: string, ...args: string[]): Child {
   const child = spawn(
     process.execPath,
-    ["--conditions=tiller-source", "--import", "tsx", join(here, "session-lock-child.ts"), file, mode],
+    ["--conditions=tiller-source", "--import", "tsx", join(here, "session-lock-child.ts"), file, ...args],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const nl = out.indexOf("\n");
-      if (nl >= 0) resolve({ child, line: out.slice(0, nl) });
-    });
-    child.on("exit", (code) => {
-      if (!out.includes("\n")) reject(new Error(`child exited ${code} without output`));
-    });
+  let out = "";
+  const waiters: { match: RegExp; resolve: (l: string) => void }[] = [];
+  const check = (): void => {
+    for (const w of waiters.slice()) {
+      const line = out.split("\n").find((l) => w.match.test(l));
+      if (line !== undefined) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
+    }
+  };
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+    check();
   });
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  return {
+    child,
+    exited,
+    line: (match) =>
+      new Promise<string>((resolve, reject) => {
+        waiters.push({ match, resolve });
+        check();
+        void exited.then(() => setTimeout(() => reject(new Error(`child exited without ${match}: ${out}`)), 50));
+      }),
+  };
 }
 
 function makeSession(): string {
@@ -46,45 +73,117 @@ function makeSession(): string {
   return file;
 }
 
-describe("session writer lock", () => {
-  it("a second process cannot write a session another live process holds, and reclaims it once that one dies", async () => {
-    const file = makeSession();
-    const { child, line } = await startChild(file, "hold");
-    expect(line).toBe(`opened ${child.pid}`);
-    expect(readFileSync(`${file}.lock`, "utf8").trim()).toBe(String(child.pid));
+/** Every line of the file parses (no torn line) and the entry ids are unique. */
+function wholeLines(file: string): Record<string, unknown>[] {
+  const text = readFileSync(file, "utf8");
+  expect(text.endsWith("\n")).toBe(true);
+  const rows = text
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const ids = rows.slice(1).map((r) => r.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  return rows;
+}
 
-    expect(() => SessionManager.open(file)).toThrow(`session is locked by pid ${child.pid}`);
-    expect(() => SessionManager.open(file)).toThrow(SessionLockedError);
-    // Reading is still possible and sees the other writer's entry.
+describe("session writer lock across processes", () => {
+  it("a live holder's session cannot be written by another process; the error names it and says what to do", async () => {
+    const file = makeSession();
+    const holder = startChild(file, "hold");
+    expect(await holder.line(/^opened/)).toBe(`opened ${holder.child.pid}`);
+    const record = parseLockRecord(readFileSync(`${file}.lock`, "utf8"));
+    expect(record).toMatchObject({ pid: holder.child.pid, hostname: hostname() });
+    expect(Date.parse(record?.since ?? "")).toBeGreaterThan(Date.now() - 60_000);
+
+    let err: unknown;
+    try {
+      SessionManager.open(file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SessionLockedError);
+    const locked = err as SessionLockedError;
+    expect(locked.pid).toBe(holder.child.pid);
+    expect(locked.hostname).toBe(hostname());
+    expect(locked.since).toBe(record?.since);
+    expect(locked.message).toContain(`session is locked by pid ${holder.child.pid} (on host ${hostname()} since `);
+    expect(locked.message).toContain(file);
+    expect(locked.message).toMatch(/stop it or let it finish, or open the session read-only/);
+    // Reading never waits for the lock and sees the other writer's entry.
     expect(
       SessionManager.open(file, { readOnly: true })
         .getEntries()
         .map((e) => e.type),
     ).toEqual(["message", "custom"]);
 
-    const exited = new Promise((r) => child.on("exit", r));
-    child.kill("SIGKILL");
-    await exited;
-    expect(existsSync(`${file}.lock`)).toBe(true); // a killed writer leaves its lock behind
-
-    const sm = SessionManager.open(file);
-    expect(readFileSync(`${file}.lock`, "utf8").trim()).toBe(String(process.pid));
+    holder.child.kill("SIGKILL");
+    await holder.exited;
+    expect(existsSync(`${file}.lock`)).toBe(true); // a killed writer leaves its lock behind…
+    const sm = SessionManager.open(file); // …and it is reclaimed at once
+    expect(parseLockRecord(readFileSync(`${file}.lock`, "utf8"))?.pid).toBe(process.pid);
     sm.appendMessage({ role: "user", content: "after", timestamp: 2 });
     sm.close();
     expect(existsSync(`${file}.lock`)).toBe(false);
-  }, 20_000);
+  }, 30_000);
 
-  it("a process holding the lock blocks a second child; after a clean exit the lock is gone", async () => {
+  it("two processes writing one session: the second is refused while the first writes; no line is torn or lost", async () => {
     const file = makeSession();
     const sm = SessionManager.open(file);
-    const denied = await startChild(file, "exit");
-    expect(denied.line).toBe(`error session is locked by pid ${process.pid}: ${file}`);
-    expect(() => SessionManager.open(file)).toThrow(/locked by pid/);
+    // This process writes while a second process tries to open the session.
+    const denied = startChild(file, "exit");
+    let answered = false;
+    let parentEntries = 0;
+    const writes = (async () => {
+      while (!answered || parentEntries < 50) {
+        sm.appendCustomEntry("parent", { i: parentEntries++ });
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    const line = await denied.line(/^(error|opened)/);
+    answered = true;
+    expect(line).toMatch(new RegExp(`^error session is locked by pid ${process.pid} \\(on host `));
+    expect(await denied.exited).toBe(3);
+    await writes;
     sm.close();
-    const ok = await startChild(file, "exit");
-    expect(ok.line).toMatch(/^opened \d+$/);
-    await new Promise((r) => (ok.child.exitCode !== null ? r(null) : ok.child.on("exit", r)));
+
+    // Now the child writes a stream of entries while this process is refused.
+    const writer = startChild(file, "stream", "300");
+    await writer.line(/^opened/);
+    let refusals = 0;
+    while (writer.child.exitCode === null && refusals < 5) {
+      try {
+        SessionManager.open(file).close();
+        break; // the child finished first
+      } catch (e) {
+        expect(e).toBeInstanceOf(SessionLockedError);
+        expect((e as SessionLockedError).pid).toBe(writer.child.pid);
+        refusals++;
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(refusals).toBeGreaterThan(0);
+    await writer.line(/^done$/);
+    expect(await writer.exited).toBe(0);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+
+    const after = SessionManager.open(file);
+    after.appendMessage({ role: "user", content: "last", timestamp: 3 });
+    after.close();
+    const rows = wholeLines(file);
+    const data = rows.filter((r) => r.type === "custom").map((r) => `${r.customType}:${(r.data as { i: number }).i}`);
+    expect(data).toEqual([
+      ...Array.from({ length: parentEntries }, (_, i) => `parent:${i}`),
+      ...Array.from({ length: 300 }, (_, i) => `child:${i}`),
+    ]);
+    expect(rows.at(-1)).toMatchObject({ type: "message", message: { content: "last" } });
+  }, 60_000);
+
+  it("after a clean exit of the holder the lock is gone and the session opens", async () => {
+    const file = makeSession();
+    const ok = startChild(file, "exit");
+    expect(await ok.line(/^opened/)).toMatch(/^opened \d+$/);
+    expect(await ok.exited).toBe(0);
     expect(existsSync(`${file}.lock`)).toBe(false);
     expect(SessionManager.open(file, { readOnly: true }).getEntries()).toHaveLength(2);
-  }, 20_000);
+  }, 30_000);
 });

@@ -7,7 +7,11 @@ import { startGateway, stopOnSignals } from "./cli/gateway-command.js";
 import { resolveTillerHome } from "./config/load-config.js";
 
 const argv = process.env.TILLER_GATEWAY_PORT ? ["--port", process.env.TILLER_GATEWAY_PORT] : [];
-const server = await startGateway(argv);
+const server = await startGateway(argv).catch((err: unknown) => {
+  // E.g. another gateway on this home: its message names that gateway and says what to do.
+  process.stderr.write(`tiller gateway: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
 const token = process.env.TILLER_GATEWAY_TOKEN || server.core.config.gateway.auth.token;
 const auth = token ? " --token <token>" : "";
 const lines = [

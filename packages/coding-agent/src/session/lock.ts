@@ -1,45 +1,36 @@
 /**
- * Writer lock of a session file: `<session>.lock` holds the writer's pid. A second writer (another process, or a
- * second manager in this process) gets `SessionLockedError`; a lock whose pid is dead is reclaimed. Locks held by
- * this process are removed when it exits.
+ * Writer lock of a session file across processes: `<session>.lock` names the writing process (see
+ * `owner-lock.ts`). Within one process the lock is taken once per file by the writer registry
+ * (`writer-registry.ts`), which every writing `SessionManager` of that file shares; another process that wants to
+ * write gets `SessionLockedError`. A lock whose holder died (gone, zombie, pid reused, rebooted) is reclaimed.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { releaseOwnerLock, tryAcquireOwnerLock } from "./owner-lock.js";
+import type { FoundLockOwner } from "./types.js";
 
+/** Another live process writes this session. Carries who, where and since when, and says what to do. */
 export class SessionLockedError extends Error {
+  /** The holder's pid (NaN when its record is unreadable). */
+  readonly pid: number;
+  readonly hostname: string | undefined;
+  /** ISO time the holder took the lock. */
+  readonly since: string | undefined;
+
   constructor(
     readonly sessionFile: string,
-    readonly pid: number,
+    owner: FoundLockOwner,
   ) {
-    super(`session is locked by pid ${pid}: ${sessionFile}`);
+    const where = [owner.hostname ? `on host ${owner.hostname}` : "", owner.since ? `since ${owner.since}` : ""]
+      .filter(Boolean)
+      .join(" ");
+    super(
+      `session is locked by pid ${owner.pid}${where ? ` (${where})` : ""}: ${sessionFile}. ` +
+        "Another process is writing this session: stop it or let it finish, or open the session read-only. " +
+        "A lock left by a process that died is reclaimed automatically.",
+    );
     this.name = "SessionLockedError";
-  }
-}
-
-const held = new Set<string>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const lockPath of held) {
-      try {
-        unlinkSync(lockPath);
-      } catch {
-        // Already gone.
-      }
-    }
-  });
-}
-
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    this.pid = owner.pid;
+    this.hostname = owner.hostname;
+    this.since = owner.since;
   }
 }
 
@@ -47,49 +38,16 @@ export function lockPathOf(sessionFile: string): string {
   return `${sessionFile}.lock`;
 }
 
-/** Takes the lock of `sessionFile` for this process. Throws `SessionLockedError` when a live process holds it. */
+/**
+ * Takes the lock of `sessionFile` for this process (callers go through the writer registry, which takes it once
+ * per file). Throws `SessionLockedError` when a live process holds it.
+ */
 export function acquireSessionLock(sessionFile: string): void {
-  const lockPath = lockPathOf(sessionFile);
-  if (held.has(lockPath)) throw new SessionLockedError(sessionFile, process.pid);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(lockPath, "wx", 0o644);
-      try {
-        writeSync(fd, `${process.pid}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      held.add(lockPath);
-      installExitHook();
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    }
-    let pid = Number.NaN;
-    try {
-      pid = Number.parseInt(readFileSync(lockPath, "utf8").trim(), 10);
-    } catch {
-      // Removed between our open and read: try again.
-      continue;
-    }
-    // Our own pid without an entry in `held` is a leftover of an earlier process that had the same pid.
-    if (pid !== process.pid && pidAlive(pid)) throw new SessionLockedError(sessionFile, pid);
-    try {
-      unlinkSync(lockPath); // stale: its writer is dead
-    } catch {
-      // Someone else reclaimed it first.
-    }
-  }
-  throw new SessionLockedError(sessionFile, Number.NaN);
+  const r = tryAcquireOwnerLock(lockPathOf(sessionFile));
+  if (!r.acquired) throw new SessionLockedError(sessionFile, r.owner);
 }
 
 /** Releases a lock this process holds (no-op otherwise). */
 export function releaseSessionLock(sessionFile: string): void {
-  const lockPath = lockPathOf(sessionFile);
-  if (!held.delete(lockPath)) return;
-  try {
-    unlinkSync(lockPath);
-  } catch {
-    // Already gone.
-  }
+  releaseOwnerLock(lockPathOf(sessionFile));
 }

@@ -5,11 +5,13 @@
  * - Every append is one whole-line `write` on an append-mode descriptor, issued before the append method returns;
  *   `sync()` fsyncs (AgentSession calls it at each turn end), so a crash after a completed turn loses nothing.
  * - The file appears with the first entry (header and entry in one write), never empty.
- * - A persisted manager holds `<file>.lock` (its pid) until `close()`; a second writer gets `SessionLockedError`.
+ * - A persisted manager holds a share of its file's writer until `close()` (`writer-registry.ts`): managers of one
+ *   file in one process share it; another process that wants to write gets `SessionLockedError` (`lock.ts`).
+ *   Read-only opens take nothing.
  * - Reading streams the file (see `reader.ts`); a torn last line is skipped with a warning and fenced off by a
  *   newline before the next append.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { AgentMessage } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
@@ -18,7 +20,6 @@ import { buildSessionContext, buildTree, pathToRoot } from "./context.js";
 import { newEntryId, uuidv7 } from "./ids.js";
 import { type ListOptions, listAllSessions, listSessions } from "./list.js";
 import { asLocation, fileNameFor, type SessionLocationOptions, sessionDirFor } from "./location.js";
-import { acquireSessionLock, releaseSessionLock } from "./lock.js";
 import { migrate } from "./migrate.js";
 import { forgetSessionFile, readSessionFile, rememberSessionFile } from "./reader.js";
 import {
@@ -29,7 +30,9 @@ import {
   type SessionHeader,
   type SessionInfo,
   type SessionTreeNode,
+  type SessionWriterHandle,
 } from "./types.js";
+import { acquireSessionWriter } from "./writer-registry.js";
 
 export interface OpenSessionOptions extends SessionLocationOptions {
   /** Use this cwd instead of the header's. */
@@ -53,10 +56,9 @@ export class SessionManager {
   private labels = new Map<string, string>();
   private leafId: string | null = null;
   private file: string | undefined;
-  private fd: number | undefined;
-  private needsFence = false;
+  /** This manager's share of the file's writer (undefined: read-only, in memory, or closed). */
+  private writer: SessionWriterHandle | undefined;
   private dirty = false;
-  private locked = false;
   private readonly warnings: string[] = [];
 
   private constructor(
@@ -90,21 +92,23 @@ export class SessionManager {
       opts.readOnly === true,
       opts.onWarning ?? defaultWarn,
     );
-    if (!sm.readOnly) {
-      acquireSessionLock(file);
-      sm.locked = true;
+    if (!sm.readOnly) sm.writer = acquireSessionWriter(file);
+    try {
+      sm.file = file;
+      sm.header = parsed.header;
+      sm.entries = parsed.entries;
+      for (const w of parsed.warnings) sm.warn(w);
+      if (migrate(sm.header, sm.entries)) {
+        if (sm.readOnly)
+          sm.warn(`${file}: session format v${parsed.header.version ?? 1} read as v3 (not rewritten: read-only)`);
+        // A writer shared with another manager of this process: the file was opened (and migrated) before.
+        else if (sm.writer?.holders === 1) sm.rewriteFile();
+      }
+      sm.reindex();
+    } catch (err) {
+      sm.close();
+      throw err;
     }
-    sm.file = file;
-    sm.header = parsed.header;
-    sm.entries = parsed.entries;
-    sm.needsFence = !parsed.endsWithNewline;
-    for (const w of parsed.warnings) sm.warn(w);
-    if (migrate(sm.header, sm.entries)) {
-      if (sm.readOnly)
-        sm.warn(`${file}: session format v${parsed.header.version ?? 1} read as v3 (not rewritten: read-only)`);
-      else sm.rewriteFile();
-    }
-    sm.reindex();
     return sm;
   }
 
@@ -161,33 +165,38 @@ export class SessionManager {
     };
     this.entries = [];
     this.reindex();
-    this.needsFence = false;
     if (this.sessionDir) {
       this.file = join(this.sessionDir, fileNameFor(this.header));
-      acquireSessionLock(this.file);
-      this.locked = true;
+      this.writer = acquireSessionWriter(this.file);
     }
     return this.file;
   }
 
   /** Flushes written entries to stable storage. */
   sync(): void {
-    if (this.fd !== undefined) fsyncSync(this.fd);
+    this.writer?.sync();
   }
 
-  /** Releases the file and its lock. Further appends reopen nothing: they throw. */
+  /**
+   * Releases this manager's share of the file's writer (the last holder in the process closes it and releases the
+   * lock). Further appends throw.
+   */
   close(): void {
     this.closeFile();
   }
 
   private closeFile(): void {
-    if (this.fd !== undefined) {
+    const writer = this.writer;
+    this.writer = undefined;
+    if (writer) {
       try {
-        fsyncSync(this.fd);
-        // A file with skipped lines is parsed again next time, so its warnings are reported accurately.
-        if (this.file && this.dirty && this.warnings.length > 0) forgetSessionFile(this.file);
-        else if (this.file && this.dirty) {
-          const st = fstatSync(this.fd);
+        // The last holder's release fsyncs; an earlier one syncs what it wrote now (close() means durable).
+        if (writer.holders > 1) writer.sync();
+        const st = writer.stat();
+        // A file with skipped lines is parsed again next time, so its warnings are reported accurately; so is one
+        // that other managers of this process appended to (this one's entries are not the whole file).
+        if (this.file && this.dirty && (this.warnings.length > 0 || writer.shared)) forgetSessionFile(this.file);
+        else if (this.file && this.dirty && st) {
           const file = {
             header: this.header,
             entries: this.entries.slice(),
@@ -198,12 +207,9 @@ export class SessionManager {
           rememberSessionFile(this.file, file, st);
         }
       } finally {
-        closeSync(this.fd);
-        this.fd = undefined;
+        writer.release();
       }
     }
-    if (this.file && this.locked) releaseSessionLock(this.file);
-    this.locked = false;
     this.dirty = false;
   }
 
@@ -383,18 +389,8 @@ export class SessionManager {
 
   private write(line: string): void {
     if (!this.file || !this.sessionDir) return;
-    if (!this.locked) throw new Error(`session ${this.header.id} is closed`);
-    let text = line;
-    if (this.fd === undefined) {
-      const exists = existsSync(this.file);
-      this.fd = openSync(this.file, "a", 0o600);
-      if (!exists || fstatSync(this.fd).size === 0) text = `${JSON.stringify(this.header)}\n${text}`;
-    }
-    if (this.needsFence) {
-      text = `\n${text}`;
-      this.needsFence = false;
-    }
-    writeSync(this.fd, text);
+    if (!this.writer) throw new Error(`session ${this.header.id} is closed`);
+    this.writer.append(line, () => `${JSON.stringify(this.header)}\n`);
     this.dirty = true;
   }
 
@@ -433,7 +429,6 @@ export class SessionManager {
     const all: FileEntry[] = [this.header, ...this.entries];
     writeFileSync(tmp, `${all.map((e) => JSON.stringify(e)).join("\n")}\n`, { mode: 0o600 });
     renameSync(tmp, this.file);
-    this.needsFence = false;
   }
 
   private warn(message: string): void {

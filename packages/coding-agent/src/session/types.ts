@@ -5,10 +5,81 @@
  * entry and moves the leaf.
  */
 
+import type { Stats } from "node:fs";
 import type { AgentMessage } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
 
 export const CURRENT_SESSION_VERSION = 3;
+
+/**
+ * Who holds a lock file (a session's `<file>.lock`, the gateway's home lock): one JSON line, written whole before
+ * the lock becomes visible. The holder is live only while a process with this pid, host, boot id and start time
+ * runs and is not a zombie (see `liveness.ts`); otherwise the lock is reclaimed at once.
+ */
+export interface LockOwner {
+  pid: number;
+  hostname: string;
+  /** `/proc/sys/kernel/random/boot_id` when the lock was taken (absent where the system has none). */
+  bootId?: string;
+  /** Field 22 of `/proc/<pid>/stat` (clock ticks after boot): tells a reused pid from the holder. */
+  startTime?: string;
+  /** ISO time the lock was taken. */
+  since: string;
+  /** What the holder adds for whoever finds the lock taken (the gateway's address, …). */
+  details?: Record<string, string>;
+}
+
+/** A lock record as found on disk: at least a pid (older Tiller versions wrote only that). */
+export type FoundLockOwner = Partial<LockOwner> & { pid: number };
+
+/** What `tryAcquireOwnerLock` found: the lock taken (maybe from a dead holder), or held by a live one. */
+export type OwnerLockResult =
+  | {
+      acquired: true;
+      /** Set when a dead holder's lock was taken over: whose, and why it counted as dead. */
+      reclaimed?: { owner: FoundLockOwner; reason: string };
+    }
+  | { acquired: false; owner: FoundLockOwner; reason: string };
+
+/** The two fields of `/proc/<pid>/stat` that liveness needs. */
+export interface ProcStat {
+  /** One letter: R running, S sleeping, Z zombie, X dead, … */
+  state: string;
+  /** Clock ticks after boot at which the process started. */
+  startTime: string;
+}
+
+/** Whether a lock record's holder is still that live process. */
+export interface Liveness {
+  alive: boolean;
+  /** Why, in words ("pid 42 is not running", "pid 42 is a zombie", …), for logs and errors. */
+  reason: string;
+}
+
+/** One holder's share of a session file's writer. */
+export interface SessionWriterHandle {
+  /** The absolute session file path. */
+  readonly file: string;
+  /** Holders of this file's writer in this process, this one included (0 once released). */
+  readonly holders: number;
+  /**
+   * True once the writer had more than one holder: no single holder's in-memory entries then describe the
+   * whole file (so none may publish them to the parse cache).
+   */
+  readonly shared: boolean;
+  /**
+   * Appends whole lines (`text` ends with a newline) in one write. `header` is written first when the file is
+   * new or empty; a torn last line left by a crash is first ended with a newline, so it stays one skipped line.
+   * Throws once released.
+   */
+  append(text: string, header: () => string): void;
+  /** fsyncs what was written (no-op before the first append). */
+  sync(): void;
+  /** The descriptor's stats, once something was appended. */
+  stat(): Stats | undefined;
+  /** Drops this holder; the last one closes the descriptor and releases the lock. Idempotent. */
+  release(): void;
+}
 
 export interface SessionHeader {
   type: "session";

@@ -12,6 +12,7 @@ import { attachGatewayShaping, gatewayShapingOf, loadGatewayShaping } from "../p
 import { basicSessionFactory } from "../run/basic-session.js";
 import { registerBenchModel } from "../run/bench-model.js";
 import { GatewayServer } from "../server/gateway-server.js";
+import { acquireHomeLock } from "../store/home-lock.js";
 import { gatewayUrl, int, parseArgs, str } from "./args.js";
 import { isEntryPoint } from "./entry.js";
 import { GatewayClient, GatewayRequestError } from "./gateway-client.js";
@@ -30,6 +31,24 @@ export async function startGateway(argv: readonly string[]): Promise<GatewayServ
   const config = loadConfig(resolveTillerHome());
   if (process.env.TILLER_GATEWAY_BENCH_MODEL === "1") registerBenchModel();
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  // Before anything reads the home: a second gateway on it refuses here, naming the first (pid, address).
+  const homeLock = acquireHomeLock(config.home);
+  if (homeLock.reclaimed) log(`home lock of a dead gateway reclaimed: ${homeLock.reclaimed.reason}`);
+  try {
+    const server = await startOnLockedHome(args, config, log);
+    homeLock.setAddress(server.url);
+    return server;
+  } catch (err) {
+    homeLock.release();
+    throw err;
+  }
+}
+
+async function startOnLockedHome(
+  args: ReturnType<typeof parseArgs>,
+  config: ReturnType<typeof loadConfig>,
+  log: (line: string) => void,
+): Promise<GatewayServer> {
   // One faulty plugin or provider promise must not take every session down with the process.
   process.on("unhandledRejection", (err) => log(`unhandled rejection (gateway keeps serving): ${String(err)}`));
   // Plugins ($TILLER_HOME/plugins), gateway hooks ($TILLER_HOME/hooks), prompt assembly, tools, reply shaping.

@@ -1,4 +1,5 @@
 /** health, status, agents.list, models.list. */
+import { openSessionWriterCount } from "@tiller/coding-agent";
 import { SERVER_VERSION } from "../protocol/frames.js";
 import type { SessionEntry } from "../store/session-store.js";
 import type { MethodContext, MethodTable } from "./method-types.js";
@@ -74,6 +75,8 @@ function status(ctx: MethodContext): unknown {
     })),
     lanes: core.lanes.busy(),
     sessions: core.store.count(),
+    /** Session files open for writing in this process: back at its idle baseline (0) once every run ended. */
+    openSessionWriters: openSessionWriterCount(),
     recoveredInterruptedRuns: core.recovered.length,
   };
 }

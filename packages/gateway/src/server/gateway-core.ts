@@ -13,6 +13,7 @@ import { EventBus } from "../run/event-bus.js";
 import { RunRegistry } from "../run/run-registry.js";
 import type { RunRequest } from "../run/run-types.js";
 import { type SessionEntry, SessionStore } from "../store/session-store.js";
+import { logSessionWriters } from "../store/session-writers.js";
 
 /** Compacts a session's transcript (summarize older history). Plugged in by the engine that supports it. */
 export type SessionCompactor = (
@@ -44,12 +45,15 @@ export class GatewayCore {
   compactor: SessionCompactor | undefined;
   /** Runs marked interrupted at start-up (the previous process died while they ran). */
   readonly recovered: string[];
+  private readonly log: ((line: string) => void) | undefined;
 
   constructor(opts: GatewayCoreOptions) {
     this.config = opts.config;
     this.models = opts.models ?? ModelRegistry.load(opts.config.home, opts.config.agents.defaults.model);
     this.store = new SessionStore(opts.config.home);
     this.recovered = this.store.markInterrupted().map((r) => r.runId);
+    this.log = opts.log;
+    logSessionWriters(opts.log, `start-up (${this.recovered.length} interrupted runs marked)`);
     this.runs = new RunRegistry(this.store);
     const d = opts.config.agents.defaults;
     this.lanes.setConcurrency("main", d.maxConcurrent);
@@ -73,7 +77,10 @@ export class GatewayCore {
         const now = Date.now();
         for (const m of turn.members) this.runs.started(m.runId, turn, now);
       },
-      finish: (req, outcome) => this.runs.finish(req.runId, outcome),
+      finish: (req, outcome) => {
+        this.runs.finish(req.runId, outcome);
+        logSessionWriters(opts.log, `run ${req.runId} ${outcome.status}`);
+      },
       settings: (key) => this.queueSettings(key),
     });
   }
@@ -102,8 +109,12 @@ export class GatewayCore {
   async compactSession(entry: SessionEntry): Promise<Record<string, unknown>> {
     if (!this.compactor) {
       // Through the session lane, so it never overlaps a run of the same session (its write lock).
-      const r = await this.lanes.run(sessionLane(entry.key), () => this.runner.compact(entry));
-      return { ok: true, key: entry.key, ...r };
+      try {
+        const r = await this.lanes.run(sessionLane(entry.key), () => this.runner.compact(entry));
+        return { ok: true, key: entry.key, ...r };
+      } finally {
+        logSessionWriters(this.log, `compaction of ${entry.key}`);
+      }
     }
     const runId = `compact:${entry.key}:${Date.now()}`;
     this.bus.emitAgent(runId, entry.key, "compaction", { phase: "start", reason: "manual" });

@@ -167,17 +167,23 @@ export function createToolSessionFactory(options: ToolEngineOptions): SessionFac
     const settings = SettingsManager.inMemory({
       retry: { enabled: false, maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 },
     });
-    const { session } = await createAgentSession({
-      cwd: ctx.workspaceDir,
-      home: ctx.config.home,
-      model: ctx.model.model,
-      thinkingLevel: (ctx.thinking || "off") as ThinkingLevel,
-      tools,
-      systemPrompt: ctx.systemPrompt,
-      sessionManager: sm,
-      settingsManager: settings,
-      streamFn: (model, context, opts) => ctx.callModel(model, context, { ...opts, apiKey: ctx.model.apiKey }),
-    });
-    return new ToolSession(session, ctx, hooks);
+    let created: Awaited<ReturnType<typeof createAgentSession>>;
+    try {
+      created = await createAgentSession({
+        cwd: ctx.workspaceDir,
+        home: ctx.config.home,
+        model: ctx.model.model,
+        thinkingLevel: (ctx.thinking || "off") as ThinkingLevel,
+        tools,
+        systemPrompt: ctx.systemPrompt,
+        sessionManager: sm,
+        settingsManager: settings,
+        streamFn: (model, context, opts) => ctx.callModel(model, context, { ...opts, apiKey: ctx.model.apiKey }),
+      });
+    } catch (err) {
+      sm.close(); // the run fails, but its session file must not stay open (and locked) behind it
+      throw err;
+    }
+    return new ToolSession(created.session, ctx, hooks);
   };
 }
