@@ -117,8 +117,14 @@ describe("AgentSession", () => {
     session.subscribe((e) => {
       if (e.type === "queue_update") queues.push({ steering: e.steering, followUp: e.followUp });
     });
+    // Wait for the run to reach its tool call (an event, not a fixed sleep: a loaded machine may be slow).
+    const midRun = new Promise<void>((resolve) => {
+      session.subscribe((e) => {
+        if (e.type === "tool_execution_start") resolve();
+      });
+    });
     const run = session.prompt("start");
-    await new Promise((r) => setTimeout(r, 5));
+    await midRun;
     expect(session.isStreaming).toBe(true);
     await expect(session.prompt("no behaviour")).rejects.toThrow(/streamingBehavior/);
     await session.prompt("and then this", { streamingBehavior: "followUp" });
