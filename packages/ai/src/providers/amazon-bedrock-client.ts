@@ -1,0 +1,161 @@
+/**
+ * How a Bedrock request reaches AWS: region, endpoint and credentials for the official client, and the HTTP
+ * handler it sends through. The SDK signs (SigV4, or a bearer token for Bedrock API keys) and decodes the
+ * `application/vnd.amazon.eventstream` body; Tiller supplies a fetch-based handler so requests go over HTTP/1.1
+ * like every other provider's (the SDK's default HTTP/2 handler fails against HTTP/1.1 proxies and gateways),
+ * aborts close the connection, and the response headers reach `onResponse`.
+ */
+import type { BedrockRuntimeClientConfig } from "@aws-sdk/client-bedrock-runtime";
+import type { Api, Model } from "../types.js";
+
+/** AWS credentials given directly instead of through the environment or a profile. */
+export interface BedrockCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+export interface BedrockAuthOptions {
+  region?: string;
+  profile?: string;
+  bearerToken?: string;
+  credentials?: BedrockCredentials;
+  apiKey?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+/** What `getEnvApiKey("amazon-bedrock")` returns when ambient AWS credentials exist: not a key itself. */
+export const AMBIENT_AWS_CREDENTIALS = "<authenticated>";
+
+const STANDARD_HOST = /^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$/;
+
+/** The region of a standard `bedrock-runtime.<region>.amazonaws.com` URL, else undefined. */
+export function regionOfEndpoint(baseUrl: string): string | undefined {
+  try {
+    return STANDARD_HOST.exec(new URL(baseUrl).hostname.toLowerCase())?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Explicit option, then AWS_REGION, then AWS_DEFAULT_REGION. */
+export function configuredRegion(options: BedrockAuthOptions): string | undefined {
+  return options.region || process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || undefined;
+}
+
+/**
+ * The bearer token (Bedrock API key), if one applies: `bearerToken`, then `apiKey` (unless it is the
+ * ambient-credentials marker), then AWS_BEARER_TOKEN_BEDROCK. Explicit `credentials` turn bearer auth off.
+ */
+function bearerToken(options: BedrockAuthOptions): string | undefined {
+  if (options.credentials) return undefined;
+  if (options.bearerToken) return options.bearerToken;
+  if (options.apiKey && options.apiKey !== AMBIENT_AWS_CREDENTIALS) return options.apiKey;
+  return process.env.AWS_BEARER_TOKEN_BEDROCK || undefined;
+}
+
+/** Response status and headers as the handler saw them, for `onResponse`. */
+export interface SeenResponse {
+  status: number;
+  headers: Headers;
+}
+
+type RequestHandler = Extract<NonNullable<BedrockRuntimeClientConfig["requestHandler"]>, { handle: unknown }>;
+type SdkRequest = Parameters<RequestHandler["handle"]>[0];
+
+function requestUrl(request: SdkRequest): string {
+  const port = request.port ? `:${request.port}` : "";
+  let query = "";
+  for (const [key, value] of Object.entries(request.query ?? {})) {
+    for (const v of Array.isArray(value) ? value : [value]) {
+      query += `${query ? "&" : "?"}${encodeURIComponent(key)}${v === null ? "" : `=${encodeURIComponent(v)}`}`;
+    }
+  }
+  return `${request.protocol}//${request.hostname}${port}${request.path}${query}`;
+}
+
+/** The SDK hands JSON over as a Uint8Array subclass, which undici rejects: give fetch a plain view of it. */
+function requestBody(body: unknown): string | Uint8Array | undefined {
+  if (body === undefined || body === null || typeof body === "string") return body ?? undefined;
+  if (body instanceof Uint8Array) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  throw new Error(`Bedrock request body of type ${Object.prototype.toString.call(body)} is not supported`);
+}
+
+/** A fetch-based request handler: HTTP/1.1 through undici, the caller's signal, headers reported once. */
+function fetchHandler(
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  seen: (response: SeenResponse) => void,
+): RequestHandler {
+  const handler = {
+    metadata: { handlerProtocol: "http/1.1" },
+    async handle(request: SdkRequest) {
+      const signals = [signal, timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined].filter(
+        (s): s is AbortSignal => s !== undefined,
+      );
+      const headers = new Headers();
+      // fetch sets host and content-length itself from the URL and the body (the same values the SDK signed).
+      for (const [name, value] of Object.entries(request.headers)) {
+        const lower = name.toLowerCase();
+        if (lower !== "host" && lower !== "content-length") headers.set(name, String(value));
+      }
+      const response = await fetch(requestUrl(request), {
+        method: request.method,
+        headers,
+        body: requestBody(request.body),
+        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+      });
+      seen({ status: response.status, headers: response.headers });
+      const out: Record<string, string> = {};
+      response.headers.forEach((value, key) => {
+        out[key] = value;
+      });
+      // The SDK reads a web ReadableStream as an async iterable of bytes (eventstream) or collects it (errors).
+      return {
+        response: { statusCode: response.status, reason: response.statusText, headers: out, body: response.body },
+      };
+    },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs() {
+      return {};
+    },
+  };
+  return handler as unknown as RequestHandler;
+}
+
+/**
+ * Client configuration for one request. Region: explicit, then the environment, then a standard endpoint's
+ * own region; with a profile and none of these the SDK reads the profile's region; else us-east-1. A
+ * standard endpoint is left to the SDK when a region is configured (so AWS_REGION wins over the catalog's
+ * us-east-1 URL); any other base URL (a VPC endpoint, a proxy, a test server) is used as given.
+ */
+export function bedrockClientConfig(
+  model: Model<Api>,
+  options: BedrockAuthOptions,
+  seen: (response: SeenResponse) => void,
+): { config: BedrockRuntimeClientConfig; region: string | undefined } {
+  const configured = configuredRegion(options);
+  const endpointRegion = regionOfEndpoint(model.baseUrl);
+  const profile = options.profile || process.env.AWS_PROFILE || undefined;
+  const region = configured ?? endpointRegion ?? (profile ? undefined : "us-east-1");
+  const config: BedrockRuntimeClientConfig = {
+    // The SDK's own retries are off unless asked for: higher layers retry (with credential rotation).
+    maxAttempts: (options.maxRetries ?? 0) + 1,
+    requestHandler: fetchHandler(options.signal, options.timeoutMs, seen),
+  };
+  if (region) config.region = region;
+  if (options.profile) config.profile = options.profile;
+  if (model.baseUrl && !(endpointRegion && configured)) config.endpoint = model.baseUrl;
+  const token = bearerToken(options);
+  if (token) {
+    config.token = { token };
+    config.authSchemePreference = ["httpBearerAuth"];
+  } else if (options.credentials) {
+    config.credentials = options.credentials;
+    // Given keys mean SigV4, even when AWS_BEARER_TOKEN_BEDROCK is set in the environment.
+    config.authSchemePreference = ["sigv4"];
+  }
+  return { config, region };
+}

@@ -1,0 +1,164 @@
+/**
+ * Amazon Bedrock ConverseStream (`POST /model/{modelId}/converse-stream`) through the official client
+ * (`@aws-sdk/client-bedrock-runtime`), which signs the request (SigV4 from the AWS credential chain, or a
+ * bearer token for Bedrock API keys) and decodes the binary `application/vnd.amazon.eventstream` body,
+ * checking both CRCs of every frame. This module, and the SDK with it, loads on the first Bedrock request.
+ */
+import { BedrockRuntimeClient, ConverseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
+import type { AssistantMessageEventStream } from "../event-stream.js";
+import type {
+  Api,
+  Context,
+  Model,
+  ModelThinkingLevel,
+  SimpleStreamOptions,
+  StreamOptions,
+  ThinkingBudgets,
+} from "../types.js";
+import { type BedrockCredentials, bedrockClientConfig, type SeenResponse } from "./amazon-bedrock-client.js";
+import {
+  applyBedrockEvent,
+  bedrockStopReason,
+  createBedrockStreamState,
+  describeBedrockError,
+} from "./amazon-bedrock-events.js";
+import { type BedrockThinkingDisplay, buildConverseInput } from "./amazon-bedrock-request.js";
+import { applyOnPayload, type MessageBuilder, mergeHeaders, ProviderStreamError, runStream } from "./stream-shared.js";
+import { effectiveLevel, streamWithThinkingFallback } from "./thinking-shared.js";
+
+export type { BedrockCredentials } from "./amazon-bedrock-client.js";
+export type { BedrockThinkingDisplay } from "./amazon-bedrock-request.js";
+
+export interface BedrockOptions extends StreamOptions {
+  /** Signing region; default AWS_REGION, AWS_DEFAULT_REGION, the region of a standard endpoint, us-east-1. */
+  region?: string;
+  /** Named profile from ~/.aws/config and ~/.aws/credentials (default AWS_PROFILE). */
+  profile?: string;
+  toolChoice?: "auto" | "any" | "none" | { type: "tool"; name: string };
+  /** Thinking level for Claude models (sent in `additionalModelRequestFields`); undefined or "off" sends none. */
+  reasoning?: ModelThinkingLevel;
+  thinkingBudgets?: ThinkingBudgets;
+  /** Interleaved thinking beta for budget-based Claude models; default true. */
+  interleavedThinking?: boolean;
+  /** How Claude returns thinking text; default "summarized". */
+  thinkingDisplay?: BedrockThinkingDisplay;
+  /** Cost-allocation tags attached to the request (Converse `requestMetadata`). */
+  requestMetadata?: Record<string, string>;
+  /**
+   * Bedrock API key: sent as `Authorization: Bearer` instead of SigV4. Default: `apiKey` when it is a real key
+   * (not the `<authenticated>` marker `getEnvApiKey` returns for ambient credentials), then
+   * AWS_BEARER_TOKEN_BEDROCK.
+   */
+  bearerToken?: string;
+  /** Tiller addition: AWS keys to sign with, instead of the SDK's credential chain. */
+  credentials?: BedrockCredentials;
+}
+
+/** Adds model and option headers before signing, and reads the raw response for `onResponse`. */
+function addHeaders(command: ConverseStreamCommand, headers: Record<string, string> | undefined): void {
+  if (!headers) return;
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const request = args.request as { headers?: Record<string, string> };
+      if (request.headers) Object.assign(request.headers, headers);
+      return next(args);
+    },
+    { step: "build", name: "tillerHeaders" },
+  );
+}
+
+/**
+ * The SDK serializes only the fields it models, so fields `onPayload` added (a Converse feature newer than the
+ * SDK, a gateway's extension) are copied into the JSON body here, before signing. Runs only with `onPayload`.
+ */
+function keepExtraFields(command: ConverseStreamCommand, payload: Record<string, unknown>): void {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const request = args.request as { body?: unknown; headers?: Record<string, string> };
+      const raw = request.body;
+      const text = typeof raw === "string" ? raw : raw instanceof Uint8Array ? Buffer.from(raw).toString("utf8") : "";
+      if (!text) return next(args);
+      const body = JSON.parse(text) as Record<string, unknown>;
+      let added = false;
+      for (const [key, value] of Object.entries(payload)) {
+        if (key !== "modelId" && value !== undefined && !(key in body)) {
+          body[key] = value;
+          added = true;
+        }
+      }
+      if (added) {
+        request.body = JSON.stringify(body);
+        if (request.headers) request.headers["content-length"] = String(Buffer.byteLength(request.body as string));
+      }
+      return next(args);
+    },
+    { step: "build", name: "tillerExtraFields" },
+  );
+}
+
+async function run(
+  b: MessageBuilder,
+  model: Model<Api>,
+  context: Context,
+  options: BedrockOptions | undefined,
+): Promise<void> {
+  const opts = options ?? {};
+  let seen: SeenResponse | undefined;
+  const { config, region } = bedrockClientConfig(model, opts, (response) => {
+    seen = response;
+  });
+  const client = new BedrockRuntimeClient(config);
+  const input = await applyOnPayload(buildConverseInput(model, context, { ...opts, region }), model, options);
+  const command = new ConverseStreamCommand(input);
+  addHeaders(command, mergeHeaders(model.headers, opts.headers));
+  if (opts.onPayload) keepExtraFields(command, input as unknown as Record<string, unknown>);
+  let stream: AsyncIterable<Parameters<typeof applyBedrockEvent>[2]> | undefined;
+  try {
+    const response = await client.send(command, { abortSignal: opts.signal });
+    stream = response.stream;
+  } catch (error) {
+    if (opts.signal?.aborted) throw error;
+    const info = describeBedrockError(error);
+    throw new ProviderStreamError(info.message, info.status);
+  }
+  const received = seen as SeenResponse | undefined;
+  if (opts.onResponse && received) {
+    const headers: Record<string, string> = {};
+    received.headers.forEach((value, key) => {
+      headers[key] = value;
+    });
+    await opts.onResponse({ status: received.status, headers }, model);
+  }
+  if (!stream) throw new ProviderStreamError("Bedrock returned no event stream");
+  const state = createBedrockStreamState();
+  try {
+    for await (const event of stream) applyBedrockEvent(b, state, event);
+  } catch (error) {
+    if (opts.signal?.aborted) throw error;
+    const info = describeBedrockError(error);
+    throw new ProviderStreamError(info.message, info.status);
+  }
+  if (opts.signal?.aborted) throw new Error("aborted");
+  b.done(bedrockStopReason(state.stopReason, b.hasToolCalls()));
+}
+
+/** Streams one assistant turn from Bedrock ConverseStream. Never throws; failures end in an `error` event. */
+export function streamBedrock(
+  model: Model<Api>,
+  context: Context,
+  options?: BedrockOptions,
+): AssistantMessageEventStream {
+  return runStream(model, options, (b) => run(b, model, context, options));
+}
+
+/** Like `streamBedrock`, with one provider-neutral `reasoning` level mapped to Claude thinking. */
+export function streamSimpleBedrock(
+  model: Model<Api>,
+  context: Context,
+  options?: SimpleStreamOptions,
+): AssistantMessageEventStream {
+  const level = effectiveLevel(model, options?.reasoning);
+  return streamWithThinkingFallback(model, level, (reasoning) =>
+    streamBedrock(model, context, { ...options, reasoning, thinkingBudgets: options?.thinkingBudgets }),
+  );
+}
