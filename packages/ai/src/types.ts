@@ -10,6 +10,7 @@ export type KnownApi =
   | "openai-responses"
   | "anthropic-messages"
   | "google-generative-ai"
+  | "bedrock-converse-stream"
   | "faux"
   | "offline";
 export type Api = KnownApi | (string & {});
@@ -24,6 +25,7 @@ export type KnownProvider =
   | "xai"
   | "mistral"
   | "ollama"
+  | "amazon-bedrock"
   | "offline";
 export type Provider = KnownProvider | (string & {});
 
