@@ -20,8 +20,14 @@ function signed<T extends StreamOptions>(o: T | undefined): T {
 const errors = {
   auth: { ...bedrockErrors.auth, message: /UnrecognizedClientException: The security token included/ },
   rateLimit: { ...bedrockErrors.throttling, message: /ThrottlingException: Too many requests/ },
-  server: { ...bedrockErrors.server, message: /InternalServerException: The server encountered an error/ },
-  overloaded: { ...bedrockErrors.unavailable, message: /ServiceUnavailableException: Bedrock is unable/ },
+  server: {
+    ...bedrockErrors.server,
+    message: /InternalServerException: internal server error: The server encountered an error/,
+  },
+  overloaded: {
+    ...bedrockErrors.unavailable,
+    message: /ServiceUnavailableException: service unavailable: Bedrock is unable/,
+  },
   contextOverflow: { ...bedrockErrors.tooLong, message: /ValidationException: Input is too long for requested model/ },
 };
 const malformed = { event: "contentBlockDelta", data: '{"contentBlockIndex":0,"delta":{"text":"oo' };

@@ -121,8 +121,15 @@ interface SdkException {
   message?: unknown;
   $fault?: unknown;
   $metadata?: { httpStatusCode?: unknown };
-  $response?: { headers?: unknown };
+  originalStatusCode?: unknown;
+  originalMessage?: unknown;
 }
+
+/** Plain words for exception names whose class the words decide (retry and failover read them). */
+const READABLE: Record<string, string> = {
+  ServiceUnavailableException: "service unavailable",
+  InternalServerException: "internal server error",
+};
 
 /**
  * SDK exceptions (an HTTP error, or an exception event inside the stream) as `"<status> <ExceptionName>:
@@ -132,7 +139,16 @@ export function describeBedrockError(error: unknown): ErrorInfo {
   const e = error as SdkException | undefined;
   if (e && typeof e === "object" && typeof e.name === "string" && (e.$metadata || e.$fault)) {
     const status = typeof e.$metadata?.httpStatusCode === "number" ? e.$metadata.httpStatusCode : undefined;
-    const text = typeof e.message === "string" && e.message ? e.message : "(no message)";
+    let text = typeof e.message === "string" && e.message ? e.message : "(no message)";
+    const readable = READABLE[e.name];
+    if (readable) text = `${readable}: ${text}`;
+    // modelStreamErrorException carries the model's own failure.
+    if (typeof e.originalStatusCode === "number" || typeof e.originalMessage === "string") {
+      text += ` (model said ${String(e.originalStatusCode ?? "")} ${String(e.originalMessage ?? "")})`.replace(
+        "  ",
+        " ",
+      );
+    }
     // Exception events arrive inside a 200 response: that status says nothing about the failure.
     const failedStatus = status !== undefined && status >= 300 ? status : undefined;
     const info: ErrorInfo = { message: `${failedStatus ?? ""} ${e.name}: ${text}`.trim() };
