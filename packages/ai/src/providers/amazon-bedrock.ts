@@ -96,6 +96,29 @@ function keepExtraFields(command: ConverseStreamCommand, payload: Record<string,
   );
 }
 
+const VERSION_WARNING_OFF = "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED";
+let versionWarningHandled = false;
+
+/**
+ * The client. The SDK warns once per process on Node 20 that *future* SDK releases will need Node 22; the
+ * pinned release runs on Node 20, and the multi-line warning would land in the middle of a terminal UI. The
+ * switch the SDK reads is set only while the first client is built (synchronously), so no child process or
+ * other code sees it, and a user who set it keeps their value.
+ */
+function createClient(config: ConstructorParameters<typeof BedrockRuntimeClient>[0]): BedrockRuntimeClient {
+  if (versionWarningHandled || process.env[VERSION_WARNING_OFF] !== undefined) {
+    versionWarningHandled = true;
+    return new BedrockRuntimeClient(config);
+  }
+  versionWarningHandled = true;
+  process.env[VERSION_WARNING_OFF] = "true";
+  try {
+    return new BedrockRuntimeClient(config);
+  } finally {
+    delete process.env[VERSION_WARNING_OFF];
+  }
+}
+
 async function run(
   b: MessageBuilder,
   model: Model<Api>,
@@ -107,7 +130,7 @@ async function run(
   const { config, region } = bedrockClientConfig(model, opts, (response) => {
     seen = response;
   });
-  const client = new BedrockRuntimeClient(config);
+  const client = createClient(config);
   const input = await applyOnPayload(buildConverseInput(model, context, { ...opts, region }), model, options);
   const command = new ConverseStreamCommand(input);
   addHeaders(command, mergeHeaders(model.headers, opts.headers));
