@@ -4,7 +4,11 @@
  * bearer token for Bedrock API keys) and decodes the binary `application/vnd.amazon.eventstream` body,
  * checking both CRCs of every frame. This module, and the SDK with it, loads on the first Bedrock request.
  */
-import { BedrockRuntimeClient, ConverseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
+import {
+  BedrockRuntimeClient,
+  type BedrockRuntimeClientConfig,
+  ConverseStreamCommand,
+} from "@aws-sdk/client-bedrock-runtime";
 import type { AssistantMessageEventStream } from "../event-stream.js";
 import type {
   Api,
@@ -105,7 +109,7 @@ let versionWarningHandled = false;
  * switch the SDK reads is set only while the first client is built (synchronously), so no child process or
  * other code sees it, and a user who set it keeps their value.
  */
-function createClient(config: ConstructorParameters<typeof BedrockRuntimeClient>[0]): BedrockRuntimeClient {
+function createClient(config: BedrockRuntimeClientConfig): BedrockRuntimeClient {
   if (versionWarningHandled || process.env[VERSION_WARNING_OFF] !== undefined) {
     versionWarningHandled = true;
     return new BedrockRuntimeClient(config);
