@@ -1,7 +1,11 @@
+import { describe, expect, it } from "vitest";
+import { hasAwsCredentialsInEnv } from "../src/env-api-keys.js";
+import { getModel } from "../src/models.js";
 import { streamBedrock, streamSimpleBedrock } from "../src/providers/amazon-bedrock.js";
 import type { SimpleStreamOptions, StreamOptions } from "../src/types.js";
 import { bedrockErrors, bedrockEvents } from "./helpers/bedrock-events.js";
 import { type BedrockAuth, startBedrockMock } from "./helpers/bedrock-mock.js";
+import { collect } from "./helpers/collect.js";
 import { runConformanceSuite } from "./helpers/provider-conformance.js";
 
 // The conformance suite passes `apiKey: "test-key"`. SigV4 run: the key becomes the access key id (so it shows
@@ -58,4 +62,15 @@ runConformanceSuite({
   malformed,
   streamsToolArguments: true,
   eventsBeforeText: () => 1,
+});
+
+describe.skipIf(!hasAwsCredentialsInEnv())("bedrock live", () => {
+  it("streams a short answer from the real service (region from AWS_REGION, else us-east-1)", async () => {
+    const model = getModel("amazon-bedrock", "us.anthropic.claude-haiku-4-5-20251001-v1:0");
+    const { result } = await collect(
+      streamBedrock(model, { messages: [{ role: "user", content: "Say OK", timestamp: 1 }] }, { maxTokens: 20 }),
+    );
+    expect(result.stopReason, result.errorMessage).toBe("stop");
+    expect(result.usage.input).toBeGreaterThan(0);
+  });
 });
