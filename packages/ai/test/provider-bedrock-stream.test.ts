@@ -153,8 +153,9 @@ describe("bedrock exception frames and broken framing", () => {
     const model = await start([{ body }]);
     const { result, terminal } = await collect(streamBedrock(model, CONTEXT, opts));
     expect(terminal).toMatchObject({ type: "error", reason: "error" });
-    expect(result.errorMessage).toMatch(/truncated/i);
+    expect(result.errorMessage).toMatch(/Connection closed before the stream finished: 20 bytes of an unfinished/);
     expect(textOfMessage(result)).toBe("Only ");
+    expect(classifyError(result)).toMatchObject({ class: "network", retryable: true });
   });
 
   it("replays a recorded modelStreamErrorException frame (vercel/ai fixture) as an error event", async () => {

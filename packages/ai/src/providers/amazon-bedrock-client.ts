@@ -1,9 +1,9 @@
 /**
  * How a Bedrock request reaches AWS: region, endpoint and credentials for the official client, and the HTTP
- * handler it sends through. The SDK signs (SigV4, or a bearer token for Bedrock API keys) and decodes the
- * `application/vnd.amazon.eventstream` body; Tiller supplies a fetch-based handler so requests go over HTTP/1.1
- * like every other provider's (the SDK's default HTTP/2 handler fails against HTTP/1.1 proxies and gateways),
- * aborts close the connection, and the response headers reach `onResponse`.
+ * handler it sends through. The SDK signs (SigV4, or a bearer token for Bedrock API keys) and turns HTTP
+ * errors into typed exceptions; Tiller supplies a fetch-based handler so requests go over HTTP/1.1 like every
+ * other provider's (the SDK's default HTTP/2 handler fails against HTTP/1.1 proxies and gateways), aborts
+ * close the connection, and the raw response reaches `onResponse` and Tiller's eventstream decoder.
  */
 import type { BedrockRuntimeClientConfig } from "@aws-sdk/client-bedrock-runtime";
 import type { Api, Model } from "../types.js";
@@ -56,10 +56,14 @@ function bearerToken(options: BedrockAuthOptions): string | undefined {
   return process.env.AWS_BEARER_TOKEN_BEDROCK || undefined;
 }
 
-/** Response status and headers as the handler saw them, for `onResponse`. */
+/**
+ * The response as the handler received it: status and headers for `onResponse`, and the raw body, which
+ * Tiller's decoder reads on success (the SDK only reads it to build errors).
+ */
 export interface SeenResponse {
   status: number;
   headers: Headers;
+  body: ReadableStream<Uint8Array> | null;
 }
 
 type RequestHandler = Extract<NonNullable<BedrockRuntimeClientConfig["requestHandler"]>, { handle: unknown }>;
@@ -107,15 +111,15 @@ function fetchHandler(
         body: requestBody(request.body),
         signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
       });
-      seen({ status: response.status, headers: response.headers });
+      seen({ status: response.status, headers: response.headers, body: response.body });
       const out: Record<string, string> = {};
       response.headers.forEach((value, key) => {
         out[key] = value;
       });
-      // The SDK reads a web ReadableStream as an async iterable of bytes (eventstream) or collects it (errors).
-      return {
-        response: { statusCode: response.status, reason: response.statusText, headers: out, body: response.body },
-      };
+      // A successful body belongs to Tiller's decoder: the SDK gets an empty one (its event-stream reader would
+      // lock the real one). Error bodies go to the SDK, which turns them into typed exceptions.
+      const body = response.ok ? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) : response.body;
+      return { response: { statusCode: response.status, reason: response.statusText, headers: out, body } };
     },
     updateHttpClientConfig() {},
     httpHandlerConfigs() {

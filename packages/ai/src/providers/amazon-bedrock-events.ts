@@ -1,11 +1,43 @@
 /**
- * Response side of Amazon Bedrock ConverseStream: decoded stream events (`messageStart`, `contentBlockStart`,
- * `contentBlockDelta`, `contentBlockStop`, `messageStop`, `metadata`, exception events) applied to the message
- * being built, the stop-reason mapping, and readable messages for the SDK's exceptions.
+ * Response side of Amazon Bedrock ConverseStream: eventstream messages (`messageStart`, `contentBlockStart`,
+ * `contentBlockDelta`, `contentBlockStop`, `messageStop`, `metadata`, and `exception` messages such as
+ * `throttlingException`) applied to the message being built, the stop-reason mapping, and readable messages
+ * for the SDK's HTTP errors and the stream's exceptions.
  */
-import type { ConverseStreamOutput, TokenUsage } from "@aws-sdk/client-bedrock-runtime";
+import type { TokenUsage } from "@aws-sdk/client-bedrock-runtime";
 import type { StopReason, ThinkingContent } from "../types.js";
+import { EventStreamError, type EventStreamMessage, payloadJson } from "./amazon-bedrock-eventstream.js";
 import { describeError, type ErrorInfo, type MessageBuilder, ProviderStreamError } from "./stream-shared.js";
+
+/** The JSON payloads of ConverseStream events, as sent (the fields read here). */
+interface ConverseEvents {
+  messageStart: { role?: string };
+  contentBlockStart: { contentBlockIndex?: number; start?: { toolUse?: { toolUseId?: string; name?: string } } };
+  contentBlockDelta: {
+    contentBlockIndex?: number;
+    delta?: {
+      text?: string;
+      toolUse?: { input?: string };
+      /** `redactedContent` is base64 on the wire. */
+      reasoningContent?: { text?: string; signature?: string; redactedContent?: string };
+    };
+  };
+  contentBlockStop: { contentBlockIndex?: number };
+  messageStop: { stopReason?: string };
+  metadata: { usage?: TokenUsage };
+}
+
+/** An `exception` message inside a 200 stream, e.g. `throttlingException` → name `ThrottlingException`. */
+export class BedrockStreamException extends Error {
+  constructor(
+    override readonly name: string,
+    message: string,
+    readonly originalStatusCode?: number,
+    readonly originalMessage?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Converse block index → content index, plus the stop reason once `messageStop` came. */
 export interface BedrockStreamState {
@@ -37,17 +69,51 @@ function blockFor(b: MessageBuilder, state: BedrockStreamState, index: number, k
   return opened;
 }
 
-/** Exception members that can arrive inside a 200 stream. */
-const STREAM_EXCEPTIONS = [
-  "internalServerException",
-  "modelStreamErrorException",
-  "validationException",
-  "throttlingException",
-  "serviceUnavailableException",
-] as const;
+function exceptionOf(message: EventStreamMessage): BedrockStreamException {
+  const type = String(message.headers[":exception-type"] ?? message.headers[":error-code"] ?? "UnknownException");
+  let body: { message?: unknown; Message?: unknown; originalStatusCode?: unknown; originalMessage?: unknown } = {};
+  try {
+    body = (payloadJson(message) ?? {}) as typeof body;
+  } catch {
+    // A non-JSON body: the header names the failure.
+  }
+  const text = body.message ?? body.Message ?? message.headers[":error-message"] ?? "(no message)";
+  return new BedrockStreamException(
+    type.charAt(0).toUpperCase() + type.slice(1),
+    String(text),
+    typeof body.originalStatusCode === "number" ? body.originalStatusCode : undefined,
+    typeof body.originalMessage === "string" ? body.originalMessage : undefined,
+  );
+}
 
-/** Applies one ConverseStream event. Exception events throw (the caller turns them into the `error` event). */
-export function applyBedrockEvent(b: MessageBuilder, state: BedrockStreamState, event: ConverseStreamOutput): void {
+/** Applies one eventstream message. Exception and error messages throw (the caller ends the stream). */
+export function applyBedrockMessage(b: MessageBuilder, state: BedrockStreamState, message: EventStreamMessage): void {
+  const kind = message.headers[":message-type"];
+  if (kind === "exception" || kind === "error") throw exceptionOf(message);
+  if (kind !== "event") throw new EventStreamError(`Unknown event stream message type ${String(kind)}`);
+  const type = message.headers[":event-type"];
+  // Events Tiller does not know (newer API features) are skipped without parsing.
+  if (typeof type !== "string" || !KNOWN_EVENTS.has(type)) return;
+  let payload: unknown;
+  try {
+    payload = payloadJson(message);
+  } catch (error) {
+    throw new ProviderStreamError(`Malformed ${type} event from Bedrock: ${(error as Error).message}`);
+  }
+  applyBedrockEvent(b, state, { [type]: payload } as Partial<ConverseEvents>);
+}
+
+const KNOWN_EVENTS = new Set([
+  "messageStart",
+  "contentBlockStart",
+  "contentBlockDelta",
+  "contentBlockStop",
+  "messageStop",
+  "metadata",
+]);
+
+/** Applies one decoded ConverseStream event. */
+function applyBedrockEvent(b: MessageBuilder, state: BedrockStreamState, event: Partial<ConverseEvents>): void {
   if (event.messageStart) {
     b.start();
   } else if (event.contentBlockStart) {
@@ -73,7 +139,7 @@ export function applyBedrockEvent(b: MessageBuilder, state: BedrockStreamState, 
       if (r.redactedContent) {
         // Encrypted reasoning: kept (base64) so it can be replayed to the same model.
         block.redacted = true;
-        block.thinkingSignature = (block.thinkingSignature ?? "") + Buffer.from(r.redactedContent).toString("base64");
+        block.thinkingSignature = (block.thinkingSignature ?? "") + r.redactedContent;
         if (!block.thinking) b.thinkingDelta(i, "[Reasoning redacted]");
       }
     }
@@ -85,11 +151,6 @@ export function applyBedrockEvent(b: MessageBuilder, state: BedrockStreamState, 
     if (event.messageStop.stopReason) state.stopReason = event.messageStop.stopReason;
   } else if (event.metadata) {
     applyUsage(b, event.metadata.usage);
-  } else {
-    for (const key of STREAM_EXCEPTIONS) {
-      const exception = (event as unknown as Record<string, unknown>)[key];
-      if (exception) throw exception;
-    }
   }
 }
 
@@ -137,7 +198,9 @@ const READABLE: Record<string, string> = {
  */
 export function describeBedrockError(error: unknown): ErrorInfo {
   const e = error as SdkException | undefined;
-  if (e && typeof e === "object" && typeof e.name === "string" && (e.$metadata || e.$fault)) {
+  const known =
+    error instanceof BedrockStreamException || Boolean(e && typeof e === "object" && (e.$metadata || e.$fault));
+  if (e && typeof e.name === "string" && known) {
     const status = typeof e.$metadata?.httpStatusCode === "number" ? e.$metadata.httpStatusCode : undefined;
     let text = typeof e.message === "string" && e.message ? e.message : "(no message)";
     const readable = READABLE[e.name];

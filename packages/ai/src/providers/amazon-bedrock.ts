@@ -1,8 +1,9 @@
 /**
- * Amazon Bedrock ConverseStream (`POST /model/{modelId}/converse-stream`) through the official client
- * (`@aws-sdk/client-bedrock-runtime`), which signs the request (SigV4 from the AWS credential chain, or a
- * bearer token for Bedrock API keys) and decodes the binary `application/vnd.amazon.eventstream` body,
- * checking both CRCs of every frame. This module, and the SDK with it, loads on the first Bedrock request.
+ * Amazon Bedrock ConverseStream (`POST /model/{modelId}/converse-stream`). The official client
+ * (`@aws-sdk/client-bedrock-runtime`) builds and signs the request (SigV4 from the AWS credential chain, or a
+ * bearer token for Bedrock API keys) and maps HTTP errors; the binary `application/vnd.amazon.eventstream`
+ * body is read by Tiller's decoder (amazon-bedrock-eventstream.ts, the reason is given there). This module,
+ * and the SDK with it, loads on the first Bedrock request.
  */
 import {
   BedrockRuntimeClient,
@@ -21,11 +22,12 @@ import type {
 } from "../types.js";
 import { type BedrockCredentials, bedrockClientConfig, type SeenResponse } from "./amazon-bedrock-client.js";
 import {
-  applyBedrockEvent,
+  applyBedrockMessage,
   bedrockStopReason,
   createBedrockStreamState,
   describeBedrockError,
 } from "./amazon-bedrock-events.js";
+import { EventStreamDecoder } from "./amazon-bedrock-eventstream.js";
 import { type BedrockThinkingDisplay, buildConverseInput } from "./amazon-bedrock-request.js";
 import { applyOnPayload, type MessageBuilder, mergeHeaders, ProviderStreamError, runStream } from "./stream-shared.js";
 import { effectiveLevel, streamWithThinkingFallback } from "./thinking-shared.js";
@@ -139,27 +141,29 @@ async function run(
   const command = new ConverseStreamCommand(input);
   addHeaders(command, mergeHeaders(model.headers, opts.headers));
   if (opts.onPayload) keepExtraFields(command, input as unknown as Record<string, unknown>);
-  let stream: AsyncIterable<Parameters<typeof applyBedrockEvent>[2]> | undefined;
   try {
-    const response = await client.send(command, { abortSignal: opts.signal });
-    stream = response.stream;
+    // The output's own `stream` is never iterated: the body is read below, so the SDK never touches it.
+    await client.send(command, { abortSignal: opts.signal });
   } catch (error) {
     if (opts.signal?.aborted) throw error;
     const info = describeBedrockError(error);
     throw new ProviderStreamError(info.message, info.status);
   }
   const received = seen as SeenResponse | undefined;
-  if (opts.onResponse && received) {
+  if (!received?.body) throw new ProviderStreamError("Bedrock returned no event stream");
+  if (opts.onResponse) {
     const headers: Record<string, string> = {};
     received.headers.forEach((value, key) => {
       headers[key] = value;
     });
     await opts.onResponse({ status: received.status, headers }, model);
   }
-  if (!stream) throw new ProviderStreamError("Bedrock returned no event stream");
   const state = createBedrockStreamState();
+  const decoder = new EventStreamDecoder();
+  const apply = (message: Parameters<typeof applyBedrockMessage>[2]) => applyBedrockMessage(b, state, message);
   try {
-    for await (const event of stream) applyBedrockEvent(b, state, event);
+    for await (const chunk of received.body) decoder.push(chunk, apply);
+    decoder.end();
   } catch (error) {
     if (opts.signal?.aborted) throw error;
     const info = describeBedrockError(error);
