@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { bedrockProviderModule } from "@tiller/ai/bedrock-provider";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createAssistantMessageEventStream,
@@ -60,6 +61,11 @@ describe("bedrock registration", () => {
     // The SDK's Node-version notice (about future SDK releases) stays out of the user's terminal.
     expect(report.stderr).not.toMatch(/NodeVersionSupportWarning/);
   }, 60_000);
+
+  it("ships @tiller/ai/bedrock-provider, the module object setBedrockProviderModule takes (as pi-ai does)", () => {
+    expect(bedrockProviderModule.streamBedrock).toBe(realStreamBedrock);
+    expect(bedrockProviderModule.streamSimpleBedrock).toBe(streamSimpleBedrock);
+  });
 
   it("routes stream(), the streamBedrock export and resets through setBedrockProviderModule", async () => {
     const calls: string[] = [];
