@@ -172,6 +172,16 @@ describe("bedrock exception frames and broken framing", () => {
   });
 });
 
+describe("bedrock timeouts", () => {
+  it("ends a stream that stalls past timeoutMs with a timeout error, keeping the text", async () => {
+    const model = await start([{ events: bedrockEvents({ text: ["slow ", "never"] }), hangAfter: 2 }]);
+    const { result, terminal } = await collect(streamBedrock(model, CONTEXT, { ...opts, timeoutMs: 300 }));
+    expect(terminal).toMatchObject({ type: "error", reason: "error" });
+    expect(textOfMessage(result)).toBe("slow ");
+    expect(classifyError(result).class).toBe("timeout");
+  });
+});
+
 describe("bedrock usage, reasoning and recorded streams", () => {
   it("reads cache read and write tokens from metadata and prices them", async () => {
     const model = await start([
