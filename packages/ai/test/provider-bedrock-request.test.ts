@@ -218,6 +218,17 @@ describe("bedrock request body", () => {
     });
   });
 
+  it("asks for the model's output limit capped at 32k in streamSimple, and for none unless given in stream", async () => {
+    let body = await sentBody({ maxTokens: 64000 }, (m) => streamSimpleBedrock(m, CONTEXT, { apiKey: "k" }));
+    expect(body.inferenceConfig).toEqual({ maxTokens: 32000 });
+    await server?.close();
+    body = await sentBody({ maxTokens: 8192 }, (m) => streamSimpleBedrock(m, CONTEXT, { apiKey: "k" }));
+    expect(body.inferenceConfig).toEqual({ maxTokens: 8192 });
+    await server?.close();
+    body = await sentBody({}, (m) => streamBedrock(m, CONTEXT, { apiKey: "k" }));
+    expect(body.inferenceConfig).toBeUndefined();
+  });
+
   it("sends no thinking fields and no cache points to non-Claude models, and nothing for reasoning off", async () => {
     let body = await sentBody({ id: "deepseek.v3.2" }, (m) =>
       streamSimpleBedrock(m, CONTEXT, { apiKey: "k", reasoning: "high" }),

@@ -189,7 +189,10 @@ export function streamSimpleBedrock(
   options?: SimpleStreamOptions,
 ): AssistantMessageEventStream {
   const level = effectiveLevel(model, options?.reasoning);
+  // Converse's own default output limit is low for some models, and Bedrock reserves quota for the whole
+  // limit up front: ask for the model's limit, capped at 32k, unless the caller chose one (as pi-ai does).
+  const maxTokens = options?.maxTokens ?? (model.maxTokens > 0 ? Math.min(model.maxTokens, 32_000) : undefined);
   return streamWithThinkingFallback(model, level, (reasoning) =>
-    streamBedrock(model, context, { ...options, reasoning, thinkingBudgets: options?.thinkingBudgets }),
+    streamBedrock(model, context, { ...options, maxTokens, reasoning, thinkingBudgets: options?.thinkingBudgets }),
   );
 }
