@@ -60,7 +60,7 @@ export interface BedrockOptions extends StreamOptions {
   credentials?: BedrockCredentials;
 }
 
-/** Adds model and option headers before signing, and reads the raw response for `onResponse`. */
+/** Adds model and option headers to the request before it is signed (so they are covered by the signature). */
 function addHeaders(command: ConverseStreamCommand, headers: Record<string, string> | undefined): void {
   if (!headers) return;
   command.middlewareStack.add(
