@@ -4,6 +4,8 @@
  * tokens, region and endpoint choice, and the ConverseStream body (system and cache points, tools, Claude
  * thinking, conversation repair, replayed reasoning).
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getEnvApiKey } from "../src/env-api-keys.js";
 import { streamBedrock, streamSimpleBedrock } from "../src/providers/amazon-bedrock.js";
@@ -133,6 +135,40 @@ describe("bedrock auth on the wire", () => {
     expect(signed.result.stopReason).toBe("stop");
   });
 
+  it("gets task-role credentials from the container endpoint once and reuses the client across turns", async () => {
+    let fetches = 0;
+    const creds = http.createServer((req, res) => {
+      fetches++;
+      expect(req.headers.authorization).toBe("task-auth-token");
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          AccessKeyId: "AKIDEXAMPLE",
+          SecretAccessKey: SECRET,
+          Token: "TASKTOKEN",
+          Expiration: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+      );
+    });
+    await new Promise<void>((r) => creds.listen(0, "127.0.0.1", r));
+    try {
+      process.env.AWS_CONTAINER_CREDENTIALS_FULL_URI = `http://127.0.0.1:${(creds.address() as AddressInfo).port}/creds`;
+      process.env.AWS_CONTAINER_AUTHORIZATION_TOKEN = "task-auth-token";
+      expect(getEnvApiKey("amazon-bedrock")).toBe("<authenticated>");
+      const model = await start(sigv4("us-east-1", "TASKTOKEN"));
+      for (let turn = 0; turn < 3; turn++) {
+        const { result } = await collect(stream(model, CONTEXT, { region: "us-east-1" }));
+        expect(result.stopReason, result.errorMessage).toBe("stop");
+      }
+      expect(server?.authFailures).toEqual([]);
+      expect(server?.requests).toHaveLength(3);
+      expect(fetches).toBe(1);
+    } finally {
+      delete process.env.AWS_CONTAINER_AUTHORIZATION_TOKEN;
+      await new Promise<void>((r) => creds.close(() => r()));
+    }
+  });
+
   it("reports no credentials as missing: getEnvApiKey is undefined and the request fails with the reason", async () => {
     expect(getEnvApiKey("amazon-bedrock")).toBeUndefined();
     const model = await start(sigv4());
@@ -143,22 +179,21 @@ describe("bedrock auth on the wire", () => {
   });
 
   it("chooses region and endpoint: option, environment, then the standard endpoint's own region", () => {
-    const seen = () => {};
     const eu = testModel("bedrock-converse-stream", { baseUrl: "https://bedrock-runtime.eu-central-1.amazonaws.com" });
-    expect(bedrockClientConfig(eu, {}, seen)).toMatchObject({
+    expect(bedrockClientConfig(eu, {})).toMatchObject({
       region: "eu-central-1",
       config: { endpoint: eu.baseUrl },
     });
     process.env.AWS_REGION = "ap-northeast-1";
-    const fromEnv = bedrockClientConfig(eu, {}, seen);
+    const fromEnv = bedrockClientConfig(eu, {});
     expect(fromEnv.region).toBe("ap-northeast-1");
     expect(fromEnv.config.endpoint).toBeUndefined(); // the SDK builds the regional endpoint
-    expect(bedrockClientConfig(eu, { region: "us-west-2" }, seen).region).toBe("us-west-2");
+    expect(bedrockClientConfig(eu, { region: "us-west-2" }).region).toBe("us-west-2");
     const proxy = testModel("bedrock-converse-stream", { baseUrl: "https://bedrock-proxy.internal.example" });
-    expect(bedrockClientConfig(proxy, {}, seen).config.endpoint).toBe(proxy.baseUrl);
+    expect(bedrockClientConfig(proxy, {}).config.endpoint).toBe(proxy.baseUrl);
     delete process.env.AWS_REGION;
-    expect(bedrockClientConfig(proxy, {}, seen).region).toBe("us-east-1");
-    expect(bedrockClientConfig(proxy, { profile: "dev" }, seen).region).toBeUndefined(); // the profile's region
+    expect(bedrockClientConfig(proxy, {}).region).toBe("us-east-1");
+    expect(bedrockClientConfig(proxy, { profile: "dev" }).region).toBeUndefined(); // the profile's region
   });
 });
 

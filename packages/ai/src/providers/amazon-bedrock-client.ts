@@ -21,8 +21,6 @@ export interface BedrockAuthOptions {
   bearerToken?: string;
   credentials?: BedrockCredentials;
   apiKey?: string;
-  signal?: AbortSignal;
-  timeoutMs?: number;
   maxRetries?: number;
 }
 
@@ -57,13 +55,14 @@ function bearerToken(options: BedrockAuthOptions): string | undefined {
 }
 
 /**
- * The response as the handler received it: status and headers for `onResponse`, and the raw body, which
- * Tiller's decoder reads on success (the SDK only reads it to build errors).
+ * The response as the handler received it, for `onResponse` and for Tiller's decoder, which reads the raw body
+ * of a successful response (the SDK only reads error bodies).
  */
-export interface SeenResponse {
-  status: number;
-  headers: Headers;
-  body: ReadableStream<Uint8Array> | null;
+export interface RawResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  /** Set on success only. */
+  rawBody?: ReadableStream<Uint8Array> | null;
 }
 
 type RequestHandler = Extract<NonNullable<BedrockRuntimeClientConfig["requestHandler"]>, { handle: unknown }>;
@@ -87,47 +86,46 @@ function requestBody(body: unknown): string | Uint8Array | undefined {
   throw new Error(`Bedrock request body of type ${Object.prototype.toString.call(body)} is not supported`);
 }
 
-/** A fetch-based request handler: HTTP/1.1 through undici, the caller's signal, headers reported once. */
-function fetchHandler(
-  signal: AbortSignal | undefined,
-  timeoutMs: number | undefined,
-  seen: (response: SeenResponse) => void,
-): RequestHandler {
-  const handler = {
-    metadata: { handlerProtocol: "http/1.1" },
-    async handle(request: SdkRequest) {
-      const signals = [signal, timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined].filter(
-        (s): s is AbortSignal => s !== undefined,
-      );
-      const headers = new Headers();
-      // fetch sets host and content-length itself from the URL and the body (the same values the SDK signed).
-      for (const [name, value] of Object.entries(request.headers)) {
-        const lower = name.toLowerCase();
-        if (lower !== "host" && lower !== "content-length") headers.set(name, String(value));
-      }
-      const response = await fetch(requestUrl(request), {
-        method: request.method,
-        headers,
-        body: requestBody(request.body),
-        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
-      });
-      seen({ status: response.status, headers: response.headers, body: response.body });
-      const out: Record<string, string> = {};
-      response.headers.forEach((value, key) => {
-        out[key] = value;
-      });
-      // A successful body belongs to Tiller's decoder: the SDK gets an empty one (its event-stream reader would
-      // lock the real one). Error bodies go to the SDK, which turns them into typed exceptions.
-      const body = response.ok ? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) : response.body;
-      return { response: { statusCode: response.status, reason: response.statusText, headers: out, body } };
-    },
-    updateHttpClientConfig() {},
-    httpHandlerConfigs() {
-      return {};
-    },
-  };
-  return handler as unknown as RequestHandler;
-}
+/**
+ * A fetch-based request handler, shared by all clients: HTTP/1.1 through undici, aborted by the signal given
+ * to `client.send`. A successful body belongs to Tiller's decoder (`rawBody`); the SDK gets an empty one,
+ * since its event-stream reader would lock the real one. Error bodies go to the SDK, which turns them into
+ * typed exceptions.
+ */
+const fetchHandler = {
+  metadata: { handlerProtocol: "http/1.1" },
+  async handle(request: SdkRequest, options?: { abortSignal?: AbortSignal | { aborted: boolean } }) {
+    const headers = new Headers();
+    // fetch sets host and content-length itself from the URL and the body (the same values the SDK signed).
+    for (const [name, value] of Object.entries(request.headers)) {
+      const lower = name.toLowerCase();
+      if (lower !== "host" && lower !== "content-length") headers.set(name, String(value));
+    }
+    const signal = options?.abortSignal instanceof AbortSignal ? options.abortSignal : undefined;
+    const response = await fetch(requestUrl(request), {
+      method: request.method,
+      headers,
+      body: requestBody(request.body),
+      signal,
+    });
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, key) => {
+      out[key] = value;
+    });
+    const raw: RawResponse & { reason: string; body: ReadableStream<Uint8Array> | null } = {
+      statusCode: response.status,
+      reason: response.statusText,
+      headers: out,
+      body: response.ok ? new ReadableStream<Uint8Array>({ start: (c) => c.close() }) : response.body,
+    };
+    if (response.ok) raw.rawBody = response.body;
+    return { response: raw };
+  },
+  updateHttpClientConfig() {},
+  httpHandlerConfigs() {
+    return {};
+  },
+} as unknown as RequestHandler;
 
 /**
  * Client configuration for one request. Region: explicit, then the environment, then a standard endpoint's
@@ -138,7 +136,6 @@ function fetchHandler(
 export function bedrockClientConfig(
   model: Model<Api>,
   options: BedrockAuthOptions,
-  seen: (response: SeenResponse) => void,
 ): { config: BedrockRuntimeClientConfig; region: string | undefined } {
   const configured = configuredRegion(options);
   const endpointRegion = regionOfEndpoint(model.baseUrl);
@@ -147,7 +144,7 @@ export function bedrockClientConfig(
   const config: BedrockRuntimeClientConfig = {
     // The SDK's own retries are off unless asked for: higher layers retry (with credential rotation).
     maxAttempts: (options.maxRetries ?? 0) + 1,
-    requestHandler: fetchHandler(options.signal, options.timeoutMs, seen),
+    requestHandler: fetchHandler,
   };
   if (region) config.region = region;
   if (options.profile) config.profile = options.profile;
@@ -162,4 +159,25 @@ export function bedrockClientConfig(
     config.authSchemePreference = ["sigv4"];
   }
   return { config, region };
+}
+
+/**
+ * What makes two requests able to share a client: the resolved settings plus the environment the SDK's
+ * credential chain reads, so rotated keys or a new profile get a fresh client.
+ */
+export function clientKey(config: BedrockRuntimeClientConfig): string {
+  const env = process.env;
+  return JSON.stringify([
+    config.region,
+    config.endpoint,
+    config.profile,
+    config.maxAttempts,
+    config.authSchemePreference,
+    (config.token as { token?: string } | undefined)?.token,
+    config.credentials,
+    env.AWS_PROFILE,
+    env.AWS_ACCESS_KEY_ID,
+    env.AWS_SECRET_ACCESS_KEY,
+    env.AWS_SESSION_TOKEN,
+  ]);
 }

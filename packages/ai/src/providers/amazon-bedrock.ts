@@ -20,7 +20,7 @@ import type {
   StreamOptions,
   ThinkingBudgets,
 } from "../types.js";
-import { type BedrockCredentials, bedrockClientConfig, type SeenResponse } from "./amazon-bedrock-client.js";
+import { type BedrockCredentials, bedrockClientConfig, clientKey, type RawResponse } from "./amazon-bedrock-client.js";
 import {
   applyBedrockMessage,
   bedrockStopReason,
@@ -103,26 +103,54 @@ function keepExtraFields(command: ConverseStreamCommand, payload: Record<string,
 }
 
 const VERSION_WARNING_OFF = "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED";
-let versionWarningHandled = false;
 
 /**
- * The client. The SDK warns once per process on Node 20 that *future* SDK releases will need Node 22; the
+ * A new client. The SDK warns once per process on Node 20 that *future* SDK releases will need Node 22; the
  * pinned release runs on Node 20, and the multi-line warning would land in the middle of a terminal UI. The
- * switch the SDK reads is set only while the first client is built (synchronously), so no child process or
- * other code sees it, and a user who set it keeps their value.
+ * switch the SDK reads is set only while a client is built (synchronously), so no child process or other
+ * code sees it, and a user who set it keeps their value.
  */
-function createClient(config: BedrockRuntimeClientConfig): BedrockRuntimeClient {
-  if (versionWarningHandled || process.env[VERSION_WARNING_OFF] !== undefined) {
-    versionWarningHandled = true;
-    return new BedrockRuntimeClient(config);
-  }
-  versionWarningHandled = true;
+function newClient(config: BedrockRuntimeClientConfig): BedrockRuntimeClient {
+  if (process.env[VERSION_WARNING_OFF] !== undefined) return new BedrockRuntimeClient(config);
   process.env[VERSION_WARNING_OFF] = "true";
   try {
     return new BedrockRuntimeClient(config);
   } finally {
     delete process.env[VERSION_WARNING_OFF];
   }
+}
+
+/**
+ * Clients by settings, most recently used last. Reusing one keeps its resolved credentials (memoized by the
+ * SDK until they expire), so a turn does not re-run the credential chain (profile files, SSO cache, ECS or
+ * instance metadata calls).
+ */
+const clients = new Map<string, BedrockRuntimeClient>();
+const MAX_CLIENTS = 8;
+
+function clientFor(config: BedrockRuntimeClientConfig): BedrockRuntimeClient {
+  const key = clientKey(config);
+  let client = clients.get(key);
+  if (client) clients.delete(key);
+  else client = newClient(config);
+  clients.set(key, client);
+  if (clients.size > MAX_CLIENTS) {
+    const [oldest] = clients.keys();
+    if (oldest !== undefined) clients.delete(oldest);
+  }
+  return client;
+}
+
+/** Keeps the raw response of this command (status, headers, body) as the handler returned it. */
+function captureResponse(command: ConverseStreamCommand, keep: (response: RawResponse) => void): void {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      keep(result.response as RawResponse);
+      return result;
+    },
+    { step: "build", name: "tillerRawResponse" },
+  );
 }
 
 async function run(
@@ -132,37 +160,36 @@ async function run(
   options: BedrockOptions | undefined,
 ): Promise<void> {
   const opts = options ?? {};
-  let seen: SeenResponse | undefined;
-  const { config, region } = bedrockClientConfig(model, opts, (response) => {
-    seen = response;
-  });
-  const client = createClient(config);
+  const { config, region } = bedrockClientConfig(model, opts);
+  const client = clientFor(config);
   const input = await applyOnPayload(buildConverseInput(model, context, { ...opts, region }), model, options);
   const command = new ConverseStreamCommand(input);
   addHeaders(command, mergeHeaders(model.headers, opts.headers));
   if (opts.onPayload) keepExtraFields(command, input as unknown as Record<string, unknown>);
+  let received: RawResponse | undefined;
+  captureResponse(command, (response) => {
+    received = response;
+  });
+  const signal =
+    opts.timeoutMs === undefined
+      ? opts.signal
+      : AbortSignal.any([AbortSignal.timeout(opts.timeoutMs), ...(opts.signal ? [opts.signal] : [])]);
   try {
-    // The output's own `stream` is never iterated: the body is read below, so the SDK never touches it.
-    await client.send(command, { abortSignal: opts.signal });
+    // The output's own `stream` is never iterated: Tiller's decoder reads the raw body below.
+    await client.send(command, { abortSignal: signal });
   } catch (error) {
     if (opts.signal?.aborted) throw error;
     const info = describeBedrockError(error);
     throw new ProviderStreamError(info.message, info.status);
   }
-  const received = seen as SeenResponse | undefined;
-  if (!received?.body) throw new ProviderStreamError("Bedrock returned no event stream");
-  if (opts.onResponse) {
-    const headers: Record<string, string> = {};
-    received.headers.forEach((value, key) => {
-      headers[key] = value;
-    });
-    await opts.onResponse({ status: received.status, headers }, model);
-  }
+  const response = received as RawResponse | undefined;
+  if (!response?.rawBody) throw new ProviderStreamError("Bedrock returned no event stream");
+  await opts.onResponse?.({ status: response.statusCode, headers: response.headers }, model);
   const state = createBedrockStreamState();
   const decoder = new EventStreamDecoder();
   const apply = (message: Parameters<typeof applyBedrockMessage>[2]) => applyBedrockMessage(b, state, message);
   try {
-    for await (const chunk of received.body) decoder.push(chunk, apply);
+    for await (const chunk of response.rawBody) decoder.push(chunk, apply);
     decoder.end();
   } catch (error) {
     if (opts.signal?.aborted) throw error;
