@@ -334,6 +334,7 @@ describe("bedrock request body", () => {
       assistant([
         { type: "thinking", thinking: "signed thought", thinkingSignature: "SIG" },
         { type: "thinking", thinking: "unsigned thought" },
+        { type: "thinking", thinking: "", thinkingSignature: "OMITTED-SIG" },
         {
           type: "thinking",
           thinking: "[Reasoning redacted]",
@@ -369,7 +370,9 @@ describe("bedrock request body", () => {
     const turn = sent[3].content;
     expect(turn[0]).toEqual({ reasoningContent: { reasoningText: { text: "signed thought", signature: "SIG" } } });
     expect(turn[1]).toEqual({ text: "unsigned thought" });
-    expect(turn[2]).toEqual({ reasoningContent: { redactedContent: Buffer.from("enc").toString("base64") } });
+    // Thinking shown as "omitted": no text, but the signed block goes back.
+    expect(turn[2]).toEqual({ reasoningContent: { reasoningText: { text: "", signature: "OMITTED-SIG" } } });
+    expect(turn[3]).toEqual({ reasoningContent: { redactedContent: Buffer.from("enc").toString("base64") } });
     const uses = turn
       .filter((b: { toolUse?: unknown }) => b.toolUse)
       .map((b: { toolUse: { toolUseId: string } }) => b.toolUse);

@@ -121,6 +121,9 @@ function assistantBlocks(message: AssistantMessage, model: Model<Api>): ContentB
       if (block.thinkingSignature) {
         out.push({ reasoningContent: { redactedContent: Buffer.from(block.thinkingSignature, "base64") } });
       }
+    } else if (claude && block.thinkingSignature && !block.thinking.trim()) {
+      // thinkingDisplay "omitted": the text is empty but the signed block must go back for the turn to continue.
+      out.push({ reasoningContent: { reasoningText: { text: block.thinking, signature: block.thinkingSignature } } });
     } else if (block.thinking.trim()) {
       if (!claude) {
         // Only Claude takes the signature field; other reasoning models reject it.
