@@ -194,6 +194,9 @@ describe("bedrock auth on the wire", () => {
     delete process.env.AWS_REGION;
     expect(bedrockClientConfig(proxy, {}).region).toBe("us-east-1");
     expect(bedrockClientConfig(proxy, { profile: "dev" }).region).toBeUndefined(); // the profile's region
+    // With a profile, the catalog URL's region does not override the profile's.
+    expect(bedrockClientConfig(eu, { profile: "dev" }).region).toBeUndefined();
+    expect(bedrockClientConfig(eu, { profile: "dev" }).config.endpoint).toBeUndefined();
   });
 });
 

@@ -128,9 +128,9 @@ const fetchHandler = {
 } as unknown as RequestHandler;
 
 /**
- * Client configuration for one request. Region: explicit, then the environment, then a standard endpoint's
- * own region; with a profile and none of these the SDK reads the profile's region; else us-east-1. A
- * standard endpoint is left to the SDK when a region is configured (so AWS_REGION wins over the catalog's
+ * Client configuration for one request. Region: explicit, then the environment; with a profile and neither,
+ * the SDK reads the profile's region; else a standard endpoint's own region, else us-east-1. A standard
+ * endpoint is left to the SDK when a region or profile is configured (so AWS_REGION wins over the catalog's
  * us-east-1 URL); any other base URL (a VPC endpoint, a proxy, a test server) is used as given.
  */
 export function bedrockClientConfig(
@@ -140,7 +140,8 @@ export function bedrockClientConfig(
   const configured = configuredRegion(options);
   const endpointRegion = regionOfEndpoint(model.baseUrl);
   const profile = options.profile || process.env.AWS_PROFILE || undefined;
-  const region = configured ?? endpointRegion ?? (profile ? undefined : "us-east-1");
+  // A profile's own region wins over the region of a standard (catalog) URL, as in pi-ai.
+  const region = configured ?? (profile ? undefined : (endpointRegion ?? "us-east-1"));
   const config: BedrockRuntimeClientConfig = {
     // The SDK's own retries are off unless asked for: higher layers retry (with credential rotation).
     maxAttempts: (options.maxRetries ?? 0) + 1,
@@ -148,7 +149,7 @@ export function bedrockClientConfig(
   };
   if (region) config.region = region;
   if (options.profile) config.profile = options.profile;
-  if (model.baseUrl && !(endpointRegion && configured)) config.endpoint = model.baseUrl;
+  if (model.baseUrl && !(endpointRegion && (configured || profile))) config.endpoint = model.baseUrl;
   const token = bearerToken(options);
   if (token) {
     config.token = { token };
