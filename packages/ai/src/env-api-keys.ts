@@ -22,9 +22,27 @@ export function getEnvApiKeyNames(provider: string): string[] {
 
 /** The API key for `provider` from the environment, or undefined. Never throws. */
 export function getEnvApiKey(provider: string): string | undefined {
+  if (provider === "amazon-bedrock") return hasAwsCredentialsInEnv() ? "<authenticated>" : undefined;
   for (const name of getEnvApiKeyNames(provider)) {
     const value = process.env[name];
     if (value) return value;
   }
   return undefined;
+}
+
+/**
+ * Whether the environment names AWS credentials Bedrock can use: a profile, an access key pair, a Bedrock API
+ * key (AWS_BEARER_TOKEN_BEDROCK), ECS task credentials or a web-identity token (IRSA). Bedrock has no single
+ * API key variable, so `getEnvApiKey("amazon-bedrock")` answers with the marker "<authenticated>" (as pi-ai
+ * does) and the Bedrock provider resolves the real credentials itself.
+ */
+export function hasAwsCredentialsInEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(
+    env.AWS_PROFILE ||
+      (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) ||
+      env.AWS_BEARER_TOKEN_BEDROCK ||
+      env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI ||
+      env.AWS_CONTAINER_CREDENTIALS_FULL_URI ||
+      env.AWS_WEB_IDENTITY_TOKEN_FILE,
+  );
 }

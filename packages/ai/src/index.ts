@@ -6,6 +6,11 @@ export * from "./error-stream.js";
 export * from "./event-stream.js";
 export * from "./models.js";
 export * from "./overflow.js";
+export type {
+  BedrockCredentials,
+  BedrockOptions,
+  BedrockThinkingDisplay,
+} from "./providers/amazon-bedrock.js";
 export type { AnthropicOptions } from "./providers/anthropic.js";
 export type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
 export * from "./providers/faux.js";

@@ -6,6 +6,7 @@
 import { registerApiProvider } from "./api-registry.js";
 import { createErrorMessage, createErrorStream, describeThrown } from "./error-stream.js";
 import { createAssistantMessageEventStream } from "./event-stream.js";
+import type { BedrockOptions } from "./providers/amazon-bedrock.js";
 import type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
 import type { GoogleVertexOptions } from "./providers/google-vertex.js";
 import type { MistralOptions } from "./providers/mistral.js";
@@ -63,6 +64,13 @@ const BUILTIN_MODULES: Record<
     importModule: () => import("./providers/google.js"),
     stream: "streamGoogle",
     streamSimple: "streamSimpleGoogle",
+  },
+  "bedrock-converse-stream": {
+    specifier: "./providers/amazon-bedrock.js",
+    // A module given to setBedrockProviderModule replaces the built-in one (and the AWS SDK it loads).
+    importModule: () => bedrockOverride ?? import("./providers/amazon-bedrock.js"),
+    stream: "streamBedrock",
+    streamSimple: "streamSimpleBedrock",
   },
   faux: {
     specifier: "./providers/faux.js",
@@ -283,3 +291,31 @@ export const streamSimpleMistral = builtinStreamFunction<"mistral-conversations"
   "mistral-conversations",
   "streamSimple",
 );
+/** The two functions of a Bedrock provider module (pi-ai's `bedrockProviderModule` shape). */
+export interface BedrockProviderModule {
+  streamBedrock: StreamFunction<Api, BedrockOptions>;
+  streamSimpleBedrock: StreamFunction<Api, SimpleStreamOptions>;
+}
+
+let bedrockOverride: Promise<BedrockProviderModule> | undefined;
+
+/** The Bedrock functions: the override when one is set, else the built-in module (see BUILTIN_MODULES). */
+const loadBedrock = (): Promise<LoadedApiFunctions> => loadBuiltin("bedrock-converse-stream");
+
+/**
+ * Uses `module` for the `bedrock-converse-stream` api from now on (also after `resetApiProviders`) instead of
+ * the built-in module, e.g. for a bundle that ships its own Bedrock build.
+ */
+export function setBedrockProviderModule(module: BedrockProviderModule): void {
+  bedrockOverride = Promise.resolve(module);
+  builtinLoads.delete("bedrock-converse-stream");
+  registerLazyApiProvider({ api: "bedrock-converse-stream", load: loadBedrock }, BUILTIN_SOURCE_ID);
+}
+
+/** `streamBedrock` (providers/amazon-bedrock.ts), loaded with the AWS SDK on first call. */
+export const streamBedrock: StreamFunction<Api, BedrockOptions> = (model, context, options) =>
+  forwardWhenLoaded(loadBedrock(), (f) => f.stream, model, context, options);
+
+/** `streamSimpleBedrock`, loaded on first call. */
+export const streamSimpleBedrock: StreamFunction<Api, SimpleStreamOptions> = (model, context, options) =>
+  forwardWhenLoaded(loadBedrock(), (f) => f.streamSimple, model, context, options);
