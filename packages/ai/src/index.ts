@@ -1,4 +1,4 @@
-export { type Static, type TSchema, Type } from "@sinclair/typebox";
+export { type Static, type TSchema, Type } from "typebox";
 export * from "./api-registry.js";
 export * from "./classify-error.js";
 export * from "./env-api-keys.js";

@@ -2,7 +2,7 @@
  * Public types of @tiller/ai. Names and shapes follow @mariozechner/pi-ai 0.73 so code written against pi-ai
  * compiles against Tiller by changing the import; Tiller only adds.
  */
-import type { TSchema } from "@sinclair/typebox";
+import type { TSchema } from "typebox";
 
 /** Wire protocols Tiller ships. Open-ended: `registerApiProvider` adds more. */
 export type KnownApi =
