@@ -139,7 +139,8 @@ export function registerLazyApiProvider(provider: LazyApiProvider, sourceId?: st
   );
 }
 
-function forwardWhenLoaded(
+/** Returns a stream at once that forwards the events of `pick(loaded)` once `pending` resolves. */
+export function forwardWhenLoaded(
   pending: Promise<LoadedApiFunctions>,
   pick: Pick2,
   model: Model<Api>,
@@ -186,4 +187,11 @@ export function registerBuiltInApiProviders(): void {
 /** Apis registered by `registerBuiltInApiProviders`. */
 export function getBuiltInApis(): Api[] {
   return Object.keys(BUILTIN_MODULES);
+}
+
+/** Loads the built-in module of `api` and returns its two stream functions (rejects for an unknown api). */
+export function loadBuiltInApi(api: Api): Promise<LoadedApiFunctions> {
+  const entry = BUILTIN_MODULES[api];
+  if (!entry) return Promise.reject(new Error(`no built-in provider for api "${api}"`));
+  return loadModule(entry.specifier, entry.importModule, entry.stream, entry.streamSimple);
 }

@@ -150,7 +150,25 @@ export interface AssistantMessage {
   errorStatus?: number;
   /** Tiller addition: how long the provider asked us to wait (Retry-After), for rate limits and overload. */
   retryAfterMs?: number;
+  /** Structured records of failures met while producing this message (see `diagnostics.ts`). */
+  diagnostics?: AssistantMessageDiagnostic[];
   timestamp: number;
+}
+
+/** The serialisable parts of a thrown value, as kept in a diagnostic. */
+export interface DiagnosticErrorInfo {
+  name?: string;
+  message: string;
+  stack?: string;
+  code?: string | number;
+}
+
+/** One diagnostic on an assistant message: what kind of failure, when, the error and free-form details. */
+export interface AssistantMessageDiagnostic {
+  type: string;
+  timestamp: number;
+  error?: DiagnosticErrorInfo;
+  details?: Record<string, unknown>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: pi-compatible default for tool-specific details.

@@ -214,3 +214,28 @@ export function geminiThinkingConfig(
   }
   return { includeThoughts: true, thinkingBudget: thinkingBudget(model, level, budgets) };
 }
+
+/** Gemini's `thinkingLevel` names (pi-ai's `GoogleThinkingLevel`). */
+export type GoogleThinkingLevel = "THINKING_LEVEL_UNSPECIFIED" | "MINIMAL" | "LOW" | "MEDIUM" | "HIGH";
+
+/** pi-ai's explicit thinking settings for Gemini: on or off, with an optional budget or level name. */
+export interface GoogleThinkingSettings {
+  enabled: boolean;
+  budgetTokens?: number;
+  level?: GoogleThinkingLevel;
+}
+
+/**
+ * `thinkingConfig` for pi-ai's explicit settings: enabled sends `includeThoughts` with the level name (which
+ * wins) or the budget; disabled is the same request as the level "off". Non-reasoning models get none.
+ */
+export function explicitGeminiThinkingConfig(
+  model: Model<Api>,
+  settings: GoogleThinkingSettings,
+): Record<string, unknown> | undefined {
+  if (!model.reasoning) return undefined;
+  if (!settings.enabled) return geminiThinkingConfig(model, "off", undefined);
+  if (settings.level !== undefined) return { includeThoughts: true, thinkingLevel: settings.level };
+  if (settings.budgetTokens !== undefined) return { includeThoughts: true, thinkingBudget: settings.budgetTokens };
+  return { includeThoughts: true };
+}

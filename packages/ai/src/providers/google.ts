@@ -17,7 +17,13 @@ import type {
   ThinkingContent,
   ToolCall,
 } from "../types.js";
-import { convertGeminiContents, convertGeminiTools, geminiThinkingConfig } from "./google-shared.js";
+import {
+  convertGeminiContents,
+  convertGeminiTools,
+  explicitGeminiThinkingConfig,
+  type GoogleThinkingSettings,
+  geminiThinkingConfig,
+} from "./google-shared.js";
 import { parseSseJson, readSse } from "./sse-decoder.js";
 import {
   applyOnPayload,
@@ -33,8 +39,11 @@ import {
 import { effectiveLevel, streamWithThinkingFallback } from "./thinking-shared.js";
 
 export interface GoogleOptions extends StreamOptions {
-  /** Thinking level; undefined sends no thinking settings (model default). */
-  thinking?: ModelThinkingLevel;
+  /**
+   * Thinking: a level (Tiller's form, clamped per model) or pi-ai's explicit `{enabled, budgetTokens?, level?}`.
+   * Undefined sends no thinking settings (model default).
+   */
+  thinking?: ModelThinkingLevel | GoogleThinkingSettings;
   thinkingBudgets?: ThinkingBudgets;
   toolChoice?: "auto" | "none" | "any";
 }
@@ -110,7 +119,10 @@ async function run(
     }
   }
   if (options?.thinking) {
-    const thinkingConfig = geminiThinkingConfig(model, options.thinking, options.thinkingBudgets);
+    const thinkingConfig =
+      typeof options.thinking === "string"
+        ? geminiThinkingConfig(model, options.thinking, options.thinkingBudgets)
+        : explicitGeminiThinkingConfig(model, options.thinking);
     if (thinkingConfig) config.thinkingConfig = thinkingConfig;
   }
   const payload = await applyOnPayload(

@@ -29,6 +29,10 @@ import { effectiveLevel, streamWithThinkingFallback } from "./thinking-shared.js
 export interface OpenAIResponsesOptions extends StreamOptions {
   /** Reasoning level; undefined sends no reasoning settings (server default). */
   reasoningEffort?: ModelThinkingLevel;
+  /** `reasoning.summary` (default "auto"); given alone, it turns reasoning on at "medium" effort. */
+  reasoningSummary?: "auto" | "detailed" | "concise" | null;
+  /** `service_tier`. Flex and priority change the price, and the cost reflects it. */
+  serviceTier?: OpenAI.Responses.ResponseCreateParamsStreaming["service_tier"];
   toolChoice?: "auto" | "none" | "required" | { type: "function"; name: string };
 }
 
@@ -38,6 +42,7 @@ interface ResponseBody {
   status?: string;
   incomplete_details?: { reason?: string } | null;
   error?: { code?: string; message?: string } | null;
+  service_tier?: string | null;
   usage?: {
     input_tokens?: number;
     output_tokens?: number;
@@ -84,7 +89,11 @@ function buildParams(
     params.tools = convertResponsesTools(context.tools);
     if (options?.toolChoice) params.tool_choice = options.toolChoice;
   }
-  if (options?.reasoningEffort !== undefined) applyResponsesReasoning(params, model, options.reasoningEffort);
+  if (options?.serviceTier !== undefined) params.service_tier = options.serviceTier;
+  const effort = options?.reasoningEffort ?? (options?.reasoningSummary ? "medium" : undefined);
+  if (effort !== undefined) applyResponsesReasoning(params, model, effort);
+  const reasoning = params.reasoning as { summary?: string } | undefined;
+  if (options?.reasoningSummary && reasoning?.summary) reasoning.summary = options.reasoningSummary;
   return params;
 }
 
@@ -117,7 +126,7 @@ async function run(
     for (const message of batch) {
       if (message.data === "[DONE]") continue;
       const ev = parseSseJson(message.data) as StreamEvent;
-      final = handleEvent(b, model, ev, blocks) ?? final;
+      final = handleEvent(b, model, ev, blocks, options) ?? final;
     }
   }
   if (options?.signal?.aborted) throw new Error("aborted");
@@ -141,6 +150,7 @@ function handleEvent(
   model: Model<Api>,
   ev: StreamEvent,
   blocks: Map<number, number>,
+  options: OpenAIResponsesOptions | undefined,
 ): ResponseBody | undefined {
   let final: ResponseBody | undefined;
   const index = ev.output_index === undefined ? undefined : blocks.get(ev.output_index);
@@ -192,7 +202,7 @@ function handleEvent(
     case "response.incomplete":
     case "response.failed":
       final = ev.response;
-      applyUsage(b, final?.usage);
+      applyUsage(b, final?.usage, final?.service_tier ?? options?.serviceTier);
       if (final?.model && final.model !== model.id) b.output.responseModel = final.model;
       break;
     case "error":
@@ -201,7 +211,7 @@ function handleEvent(
   return final;
 }
 
-function applyUsage(b: MessageBuilder, usage: ResponseBody["usage"]): void {
+function applyUsage(b: MessageBuilder, usage: ResponseBody["usage"], serviceTier: string | null | undefined): void {
   if (!usage) return;
   const u = b.output.usage;
   const cached = usage.input_tokens_details?.cached_tokens ?? 0;
@@ -209,6 +219,22 @@ function applyUsage(b: MessageBuilder, usage: ResponseBody["usage"]): void {
   u.cacheRead = cached;
   u.output = usage.output_tokens ?? 0;
   b.usageChanged();
+  const factor = serviceTierPriceFactor(b.output.model, serviceTier);
+  if (factor !== 1) {
+    const c = u.cost;
+    c.input *= factor;
+    c.output *= factor;
+    c.cacheRead *= factor;
+    c.cacheWrite *= factor;
+    c.total = c.input + c.output + c.cacheRead + c.cacheWrite;
+  }
+}
+
+/** OpenAI's price multiplier per service tier: flex is half price, priority double (2.5x for gpt-5.5). */
+function serviceTierPriceFactor(modelId: string, serviceTier: string | null | undefined): number {
+  if (serviceTier === "flex") return 0.5;
+  if (serviceTier === "priority") return modelId === "gpt-5.5" ? 2.5 : 2;
+  return 1;
 }
 
 /** Streams one assistant turn from the Responses API. Never throws; failures end in an `error` event. */
