@@ -59,7 +59,21 @@ export interface AnthropicOptions extends StreamOptions {
   interleavedThinking?: boolean;
   toolChoice?: "auto" | "any" | "none" | { type: "tool"; name: string };
   /** A ready client (e.g. `AnthropicVertex`); Tiller then builds none and ignores key and header options. */
-  client?: Anthropic;
+  client?: AnthropicClient;
+}
+
+/**
+ * The part of an Anthropic SDK client Tiller calls. Structural, so a client from another copy or version of
+ * `@anthropic-ai/sdk` (pi-ai brings its own) is accepted; `create` is a method, so its parameter is checked
+ * bivariantly across those versions.
+ */
+export interface AnthropicClient {
+  messages: {
+    create(
+      body: Anthropic.MessageCreateParamsStreaming,
+      options?: { signal?: AbortSignal | null },
+    ): { asResponse(): Promise<Response> };
+  };
 }
 
 interface UsageFields {
