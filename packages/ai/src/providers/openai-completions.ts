@@ -62,6 +62,8 @@ interface StreamChunk {
 interface ChunkUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
+  total_tokens?: number;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
   prompt_tokens_details?: { cached_tokens?: number } | null;
   prompt_cache_hit_tokens?: number;
 }
@@ -116,6 +118,11 @@ function applyUsage(b: MessageBuilder, usage: ChunkUsage): void {
   u.input = Math.max(0, (usage.prompt_tokens ?? 0) - cached);
   u.cacheRead = cached;
   u.output = usage.completion_tokens ?? 0;
+  // OpenAI counts reasoning inside completion_tokens; xAI counts it beside them (total = prompt + completion +
+  // reasoning). The total tells which, so billed reasoning is never dropped from output and cost.
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens ?? 0;
+  const prompt = usage.prompt_tokens ?? 0;
+  if (reasoning > 0 && usage.total_tokens === prompt + u.output + reasoning) u.output += reasoning;
   b.usageChanged();
 }
 

@@ -12,6 +12,8 @@ import type {
   ModelThinkingLevel,
   SimpleStreamOptions,
   StreamOptions,
+  TextContent,
+  TextSignatureV1,
   ThinkingContent,
 } from "../types.js";
 import { createOpenAIClient } from "./openai-completions.js";
@@ -53,6 +55,8 @@ interface ResponseBody {
 interface ItemBody {
   id?: string;
   type?: string;
+  /** gpt-5.x message items: "commentary" (between tool calls) or "final_answer". */
+  phase?: string | null;
   call_id?: string;
   name?: string;
   arguments?: string;
@@ -69,6 +73,8 @@ interface StreamEvent {
   response?: ResponseBody;
   code?: string | null;
   message?: string;
+  /** The real API nests an `error` event's details here; the documented form has them at the top level. */
+  error?: { type?: string | null; code?: string | null; message?: string | null } | null;
 }
 
 function buildParams(
@@ -190,6 +196,11 @@ function handleEvent(
       if (index === undefined || !item) break;
       if (item.type === "reasoning") {
         b.block<ThinkingContent>(index).thinkingSignature = JSON.stringify(item);
+      } else if (item.type === "message" && item.id) {
+        // The item id and phase go back with the text on replay (pi-ai's v1 text signature).
+        const signature: TextSignatureV1 = { v: 1, id: item.id };
+        if (item.phase === "commentary" || item.phase === "final_answer") signature.phase = item.phase;
+        b.block<TextContent>(index).textSignature = JSON.stringify(signature);
       } else if (item.type === "function_call" && b.toolArgsLength(index) === 0) {
         // Arguments that arrived only in the final item.
         const args = parseArgs(item.arguments);
@@ -205,8 +216,11 @@ function handleEvent(
       applyUsage(b, final?.usage, final?.service_tier ?? options?.serviceTier);
       if (final?.model && final.model !== model.id) b.output.responseModel = final.model;
       break;
-    case "error":
-      throw new ProviderStreamError(`${ev.code ? `${ev.code}: ` : ""}${ev.message ?? "error event in stream"}`);
+    case "error": {
+      const code = ev.error?.code ?? ev.error?.type ?? ev.code;
+      const message = ev.error?.message ?? ev.message ?? "error event in stream";
+      throw new ProviderStreamError(`${code ? `${code}: ` : ""}${message}`);
+    }
   }
   return final;
 }
