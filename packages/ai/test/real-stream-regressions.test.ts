@@ -28,6 +28,13 @@ const recording = (file: string, framing: Recording["framing"], model: string, d
   check: () => {},
 });
 
+/** The body of the replayed (second) request; fails the test when there was none. */
+function secondRequestBody(): Record<string, unknown> {
+  const request = server?.requests[1];
+  if (!request) throw new Error("the second request never reached the server");
+  return request.body as Record<string, unknown>;
+}
+
 /** The next turn's context: the recorded reply, plus a tool result for each of its calls. */
 function followUp(reply: AssistantMessage): Context {
   const results = reply.content
@@ -71,7 +78,7 @@ describe("OpenAI Responses", () => {
     ]);
 
     await collect(streamOpenAIResponses(model, followUp(first.result), { apiKey: "k" }));
-    const replayed = (server.requests[1]?.body.input as Record<string, unknown>[]).filter((i) => i.type === "message");
+    const replayed = (secondRequestBody().input as Record<string, unknown>[]).filter((i) => i.type === "message");
     expect(replayed).toEqual([
       {
         type: "message",
@@ -120,9 +127,7 @@ describe("chat completions", () => {
     expect(thinking?.thinkingSignature).toBe("reasoning_content");
 
     await collect(streamOpenAICompletions(model, followUp(first.result), { apiKey: "k" }));
-    const assistant = (server.requests[1]?.body.messages as Record<string, unknown>[]).find(
-      (m) => m.role === "assistant",
-    );
+    const assistant = (secondRequestBody().messages as Record<string, unknown>[]).find((m) => m.role === "assistant");
     expect(assistant?.reasoning_content).toBe(thinking?.thinking);
     expect(assistant?.tool_calls).toHaveLength(1);
   });
