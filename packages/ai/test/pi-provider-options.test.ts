@@ -74,6 +74,22 @@ describe("pi-ai's Anthropic options", () => {
   });
 });
 
+describe("pi-ai's Anthropic client option", () => {
+  it("uses a ready client (here pi-ai's own SDK copy) instead of building one", async () => {
+    server = await startAnthropicMock(() => ({ events: anthropicEvents({ text: ["via client"] }) }));
+    // pi-ai's dependency (the hoisted copy, an older SDK major than Tiller's), as a pi user would construct it.
+    const piSdk = new URL("../../../node_modules/@anthropic-ai/sdk/index.mjs", import.meta.url).href;
+    const { default: Anthropic } = (await import(piSdk)) as typeof import("@anthropic-ai/sdk");
+    const client = new Anthropic({ apiKey: "client-key", baseURL: server.baseUrl, maxRetries: 0 });
+    // The model points nowhere and no key is given: only the client can reach the server.
+    const claude = testModel("anthropic-messages", { provider: "anthropic", baseUrl: "http://127.0.0.1:9" });
+    const { result } = await collect(streamAnthropic(claude, CONTEXT, { client }));
+    expect(textOfMessage(result)).toBe("via client");
+    expect(server.requests[0]?.headers["x-api-key"]).toBe("client-key");
+    expect(server.requests[0]?.headers["user-agent"]).toMatch(/^Anthropic\/JS 0\./);
+  });
+});
+
 describe("pi-ai's Google thinking settings", () => {
   it("sends the level name, the budget, or the off settings", async () => {
     server = await startGeminiMock(() => ({ events: geminiEvents({ text: ["ok"] }) }));
