@@ -14,6 +14,11 @@ import type {
   StreamOptions,
 } from "./types.js";
 
+/** pi-ai's name for a registered full-options stream function (any api). */
+export type ApiStreamFunction = StreamFunction<Api, StreamOptions>;
+/** pi-ai's name for a registered provider-neutral stream function (any api). */
+export type ApiStreamSimpleFunction = StreamFunction<Api, SimpleStreamOptions>;
+
 /** What a wire API provides: a full-options stream function and one taking the provider-neutral options. */
 export interface ApiProvider<TApi extends Api = Api, TOptions extends StreamOptions = StreamOptions> {
   api: TApi;

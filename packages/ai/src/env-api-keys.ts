@@ -9,6 +9,16 @@ const ENV_KEYS: Record<string, string[]> = {
   xai: ["XAI_API_KEY"],
   mistral: ["MISTRAL_API_KEY"],
   cerebras: ["CEREBRAS_API_KEY"],
+  // pi-ai's names where the `<PROVIDER>_API_KEY` default would guess wrong.
+  "github-copilot": ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
+  "vercel-ai-gateway": ["AI_GATEWAY_API_KEY"],
+  moonshotai: ["MOONSHOT_API_KEY"],
+  "moonshotai-cn": ["MOONSHOT_API_KEY"],
+  huggingface: ["HF_TOKEN"],
+  "kimi-coding": ["KIMI_API_KEY"],
+  "cloudflare-workers-ai": ["CLOUDFLARE_API_KEY"],
+  "cloudflare-ai-gateway": ["CLOUDFLARE_API_KEY"],
+  "opencode-go": ["OPENCODE_API_KEY"],
   ollama: ["OLLAMA_API_KEY"],
   "azure-openai-responses": ["AZURE_OPENAI_API_KEY"],
   // Vertex express mode; without it, Vertex uses Application Default Credentials with a project and location.
@@ -18,6 +28,15 @@ const ENV_KEYS: Record<string, string[]> = {
 /** Names of the environment variables consulted for `provider`, in order. */
 export function getEnvApiKeyNames(provider: string): string[] {
   return ENV_KEYS[provider] ?? [`${provider.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`];
+}
+
+/**
+ * The environment variables that are set and give `provider` an API key, in the order `getEnvApiKey` reads
+ * them, or undefined when none is set. Only API-key variables count (no ambient AWS or Google credentials).
+ */
+export function findEnvKeys(provider: string): string[] | undefined {
+  const found = getEnvApiKeyNames(provider).filter((name) => !!process.env[name]);
+  return found.length > 0 ? found : undefined;
 }
 
 /** The API key for `provider` from the environment, or undefined. Never throws. */

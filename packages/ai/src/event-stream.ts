@@ -3,10 +3,28 @@ import type { AssistantMessage, AssistantMessageEvent } from "./types.js";
 /**
  * An async-iterable push queue with a final result. Producers `push` events; the stream completes when an
  * event satisfies `isComplete` (its result is `extractResult(event)`) or when `end(result)` is called.
+ *
+ * The public type is an interface of the public members (pi-ai's), so a pi-ai stream, whose class has its
+ * own private fields, is assignable to it; the constructor of the same name builds Tiller's implementation.
+ */
+export interface EventStream<T, R = T> extends AsyncIterable<T> {
+  push(event: T): void;
+  /** Ends the stream without a completing event (the result, if given, resolves `result()`). */
+  end(result?: R): void;
+  /** Resolves with the final result; never rejects. */
+  result(): Promise<R>;
+  /**
+   * Tiller addition: returns and removes every event already queued, without waiting (an empty array when
+   * none); iteration continues after them. Optional in the type because other streams (pi-ai's) lack it.
+   */
+  drainQueued?(): T[];
+}
+
+/**
  * Pushing and consuming are O(1) per event: the queue is a growing array with a read index, compacted in
  * bulk, never `shift()`ed (shift is O(n) and collapses throughput under unpaced producers).
  */
-export class EventStream<T, R = T> implements AsyncIterable<T> {
+class PushStream<T, R = T> implements EventStream<T, R> {
   private queue: T[] = [];
   private head = 0;
   private waiting: ((r: IteratorResult<T>) => void) | undefined;
@@ -38,7 +56,6 @@ export class EventStream<T, R = T> implements AsyncIterable<T> {
     }
   }
 
-  /** Ends the stream without a completing event (the result, if given, resolves `result()`). */
   end(result?: R): void {
     if (!this.finished) {
       this.finished = true;
@@ -66,10 +83,7 @@ export class EventStream<T, R = T> implements AsyncIterable<T> {
     });
   }
 
-  /**
-   * Returns and removes every event already queued, without waiting (an empty array when none). Iteration
-   * continues after them. Lets a consumer take a burst of buffered deltas with one await instead of one each.
-   */
+  // Lets a consumer take a burst of buffered deltas with one await instead of one each.
   drainQueued(): T[] {
     if (this.head >= this.queue.length) return [];
     const out = this.head === 0 ? this.queue : this.queue.slice(this.head);
@@ -87,8 +101,16 @@ export class EventStream<T, R = T> implements AsyncIterable<T> {
   }
 }
 
+/** Builds an event stream completing on the first event for which `isComplete` holds. */
+export const EventStream: new <T, R = T>(
+  isComplete: (event: T) => boolean,
+  extractResult: (event: T) => R,
+) => EventStream<T, R> = PushStream;
+
 /** The push stream providers (and tests) fill. Completes on `done` or `error`. */
-export class AssistantMessageEventStream extends EventStream<AssistantMessageEvent, AssistantMessage> {
+export interface AssistantMessageEventStream extends EventStream<AssistantMessageEvent, AssistantMessage> {}
+
+class AssistantPushStream extends PushStream<AssistantMessageEvent, AssistantMessage> {
   constructor() {
     super(
       (event) => event.type === "done" || event.type === "error",
@@ -101,6 +123,9 @@ export class AssistantMessageEventStream extends EventStream<AssistantMessageEve
   }
 }
 
+/** `new AssistantMessageEventStream()`: an empty stream that completes on `done` or `error`. */
+export const AssistantMessageEventStream: new () => AssistantMessageEventStream = AssistantPushStream;
+
 export function createAssistantMessageEventStream(): AssistantMessageEventStream {
-  return new AssistantMessageEventStream();
+  return new AssistantPushStream();
 }

@@ -1,10 +1,10 @@
 /**
  * Turns a plain JSON Schema (from MCP servers, JSON files, or a TypeBox of another version, i.e. anything
- * without this TypeBox's `Kind` symbols) into an equivalent TypeBox schema so one compiled checker serves
+ * without TypeBox 1.x's `~kind` / `~unsafe` markers) into an equivalent TypeBox schema so one compiled checker serves
  * every tool. Keywords TypeBox cannot express are widened, never narrowed: an unsupported construct accepts
  * any value rather than rejecting valid arguments.
  */
-import { Kind, type TSchema, Type } from "@sinclair/typebox";
+import { type TSchema, Type } from "typebox";
 
 type JsonObject = Record<string, unknown>;
 
@@ -12,9 +12,12 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** True when `schema` was built by this package's TypeBox (it carries the `Kind` symbol). */
+/**
+ * True when `schema` was built by TypeBox 1.x (any copy of it: the markers are plain, non-enumerable string
+ * keys, `~kind` on built types and `~unsafe` on `Type.Unsafe`, so a JSON round trip removes them).
+ */
 export function isTypeBoxSchema(schema: unknown): schema is TSchema {
-  return isObject(schema) && Kind in schema;
+  return isObject(schema) && ("~kind" in schema || "~unsafe" in schema);
 }
 
 const NUMBER_KEYS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"] as const;

@@ -7,10 +7,6 @@ import { registerApiProvider } from "./api-registry.js";
 import { createErrorMessage, createErrorStream, describeThrown } from "./error-stream.js";
 import { createAssistantMessageEventStream } from "./event-stream.js";
 import type { BedrockOptions } from "./providers/amazon-bedrock.js";
-import type { AzureOpenAIResponsesOptions } from "./providers/azure-openai-responses.js";
-import type { GoogleVertexOptions } from "./providers/google-vertex.js";
-import type { MistralOptions } from "./providers/mistral.js";
-import type { OpenAICodexResponsesOptions } from "./providers/openai-codex-responses.js";
 import type {
   Api,
   AssistantMessageEventStreamLike,
@@ -175,7 +171,8 @@ export function registerLazyApiProvider(provider: LazyApiProvider, sourceId?: st
   );
 }
 
-function forwardWhenLoaded(
+/** Returns a stream at once that forwards the events of `pick(loaded)` once `pending` resolves. */
+export function forwardWhenLoaded(
   pending: Promise<LoadedApiFunctions>,
   pick: Pick2,
   model: Model<Api>,
@@ -224,73 +221,25 @@ export function getBuiltInApis(): Api[] {
   return Object.keys(BUILTIN_MODULES);
 }
 
-/** Loaded functions of each built-in module, shared by the per-API exports below. */
+/** Loaded functions of each built-in module, shared by the per-API exports (provider-functions.ts). */
 const builtinLoads = new Map<string, Promise<LoadedApiFunctions>>();
 
-function loadBuiltin(api: string): Promise<LoadedApiFunctions> {
+/**
+ * Loads the built-in module of `api` once and returns its two stream functions (rejects for an unknown api;
+ * a failed load is tried again by the next call).
+ */
+export function loadBuiltInApi(api: Api): Promise<LoadedApiFunctions> {
   let pending = builtinLoads.get(api);
   if (!pending) {
     const entry = BUILTIN_MODULES[api];
-    if (!entry) return Promise.reject(new Error(`no built-in module for api "${api}"`));
+    if (!entry) return Promise.reject(new Error(`no built-in provider for api "${api}"`));
     pending = loadModule(entry.specifier, entry.importModule, entry.stream, entry.streamSimple);
-    pending.catch(() => builtinLoads.delete(api)); // a later call tries again
+    pending.catch(() => builtinLoads.delete(api));
     builtinLoads.set(api, pending);
   }
   return pending;
 }
 
-/**
- * One built-in provider function as a module export (pi's `streamAnthropic`, `streamMistral`, …): the provider
- * module loads on the first call, so exporting it costs nothing at import. Goes straight to the provider and
- * ignores the registry, like pi's.
- */
-export function builtinStreamFunction<TApi extends Api, TOptions extends StreamOptions>(
-  api: TApi,
-  which: keyof LoadedApiFunctions,
-): StreamFunction<TApi, TOptions> {
-  let loaded: LoadedApiFunctions | undefined;
-  return (model, context, options) => {
-    if (loaded) return loaded[which](model, context, options);
-    const pending = loadBuiltin(api).then((fns) => {
-      loaded = fns;
-      return fns;
-    });
-    return forwardWhenLoaded(pending, (fns) => fns[which], model, context, options);
-  };
-}
-
-export const streamAzureOpenAIResponses = builtinStreamFunction<"azure-openai-responses", AzureOpenAIResponsesOptions>(
-  "azure-openai-responses",
-  "stream",
-);
-export const streamSimpleAzureOpenAIResponses = builtinStreamFunction<"azure-openai-responses", SimpleStreamOptions>(
-  "azure-openai-responses",
-  "streamSimple",
-);
-export const streamOpenAICodexResponses = builtinStreamFunction<"openai-codex-responses", OpenAICodexResponsesOptions>(
-  "openai-codex-responses",
-  "stream",
-);
-export const streamSimpleOpenAICodexResponses = builtinStreamFunction<"openai-codex-responses", SimpleStreamOptions>(
-  "openai-codex-responses",
-  "streamSimple",
-);
-export const streamGoogleVertex = builtinStreamFunction<"google-vertex", GoogleVertexOptions>(
-  "google-vertex",
-  "stream",
-);
-export const streamSimpleGoogleVertex = builtinStreamFunction<"google-vertex", SimpleStreamOptions>(
-  "google-vertex",
-  "streamSimple",
-);
-export const streamMistral = builtinStreamFunction<"mistral-conversations", MistralOptions>(
-  "mistral-conversations",
-  "stream",
-);
-export const streamSimpleMistral = builtinStreamFunction<"mistral-conversations", SimpleStreamOptions>(
-  "mistral-conversations",
-  "streamSimple",
-);
 /** The two functions of a Bedrock provider module (pi-ai's `bedrockProviderModule` shape). */
 export interface BedrockProviderModule {
   streamBedrock: StreamFunction<Api, BedrockOptions>;
@@ -299,9 +248,6 @@ export interface BedrockProviderModule {
 
 let bedrockOverride: Promise<BedrockProviderModule> | undefined;
 
-/** The Bedrock functions: the override when one is set, else the built-in module (see BUILTIN_MODULES). */
-const loadBedrock = (): Promise<LoadedApiFunctions> => loadBuiltin("bedrock-converse-stream");
-
 /**
  * Uses `module` for the `bedrock-converse-stream` api from now on (also after `resetApiProviders`) instead of
  * the built-in module, e.g. for a bundle that ships its own Bedrock build.
@@ -309,13 +255,8 @@ const loadBedrock = (): Promise<LoadedApiFunctions> => loadBuiltin("bedrock-conv
 export function setBedrockProviderModule(module: BedrockProviderModule): void {
   bedrockOverride = Promise.resolve(module);
   builtinLoads.delete("bedrock-converse-stream");
-  registerLazyApiProvider({ api: "bedrock-converse-stream", load: loadBedrock }, BUILTIN_SOURCE_ID);
+  registerLazyApiProvider(
+    { api: "bedrock-converse-stream", load: () => loadBuiltInApi("bedrock-converse-stream") },
+    BUILTIN_SOURCE_ID,
+  );
 }
-
-/** `streamBedrock` (providers/amazon-bedrock.ts), loaded with the AWS SDK on first call. */
-export const streamBedrock: StreamFunction<Api, BedrockOptions> = (model, context, options) =>
-  forwardWhenLoaded(loadBedrock(), (f) => f.stream, model, context, options);
-
-/** `streamSimpleBedrock`, loaded on first call. */
-export const streamSimpleBedrock: StreamFunction<Api, SimpleStreamOptions> = (model, context, options) =>
-  forwardWhenLoaded(loadBedrock(), (f) => f.streamSimple, model, context, options);

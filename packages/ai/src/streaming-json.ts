@@ -11,6 +11,7 @@
  * shows once its first letter is known (`t` → true); an object key appears only once its value starts.
  * Invalid input freezes the value at the last good state (`failed` becomes true); it never throws.
  */
+import { parseJsonWithRepair, repairJson } from "./json-repair.js";
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -243,8 +244,14 @@ export class StreamingJsonParser {
         try {
           decoded = JSON.parse(`"${run}"`) as string;
         } catch {
-          this.fail();
-          return n;
+          // A raw control character or an invalid escape (`\d` in a regex): keep the text the model meant,
+          // as `parseJsonWithRepair` does for a whole document, instead of losing the rest of the value.
+          try {
+            decoded = JSON.parse(repairJson(`"${run}"`)) as string;
+          } catch {
+            this.fail();
+            return n;
+          }
         }
         this.token += decoded;
       } else {
@@ -356,13 +363,14 @@ export class StreamingJsonParser {
 
 /**
  * One-shot best-effort parse of possibly truncated JSON (pi-ai's name). Returns `{}` for empty or unusable
- * input, otherwise the complete value or the partial value built up to the truncation or first error.
+ * input, otherwise the complete value (repaired like `parseJsonWithRepair` when needed) or the partial value
+ * built up to the truncation or first error.
  */
 // biome-ignore lint/suspicious/noExplicitAny: pi-compatible signature; callers pick the type.
 export function parseStreamingJson<T = any>(text: string | undefined): T {
   if (!text) return {} as T;
   try {
-    return JSON.parse(text) as T;
+    return parseJsonWithRepair<T>(text);
   } catch {
     const parser = new StreamingJsonParser();
     parser.push(text);

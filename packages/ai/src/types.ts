@@ -2,7 +2,7 @@
  * Public types of @tiller/ai. Names and shapes follow @mariozechner/pi-ai 0.73 so code written against pi-ai
  * compiles against Tiller by changing the import; Tiller only adds.
  */
-import type { TSchema } from "@sinclair/typebox";
+import type { TSchema } from "typebox";
 
 /** Wire protocols Tiller ships. Open-ended: `registerApiProvider` adds more. */
 export type KnownApi =
@@ -33,7 +33,27 @@ export type KnownProvider =
   | "offline"
   | "azure-openai-responses"
   | "openai-codex"
-  | "google-vertex";
+  | "google-vertex"
+  // pi-ai's other providers (their models use the wire APIs above or are described in models.json).
+  | "github-copilot"
+  | "cerebras"
+  | "vercel-ai-gateway"
+  | "zai"
+  | "minimax"
+  | "minimax-cn"
+  | "moonshotai"
+  | "moonshotai-cn"
+  | "huggingface"
+  | "fireworks"
+  | "opencode"
+  | "opencode-go"
+  | "kimi-coding"
+  | "cloudflare-workers-ai"
+  | "cloudflare-ai-gateway"
+  | "xiaomi"
+  | "xiaomi-token-plan-cn"
+  | "xiaomi-token-plan-ams"
+  | "xiaomi-token-plan-sgp";
 export type Provider = KnownProvider | (string & {});
 
 /** Reasoning effort, provider-neutral. `off` is Tiller's addition to pi's list (pi passes `undefined`). */
@@ -89,11 +109,18 @@ export interface SimpleStreamOptions extends StreamOptions {
  * A provider's stream function. Contract: it returns a stream synchronously and never throws after that;
  * every failure (HTTP error, broken stream, abort) is encoded as a final `error` event.
  */
-export type StreamFunction<TApi extends Api = Api, TOptions extends StreamOptions = StreamOptions> = (
-  model: Model<TApi>,
-  context: Context,
-  options?: TOptions,
-) => AssistantMessageEventStreamLike;
+export type StreamFunction<TApi extends Api = Api, TOptions extends StreamOptions = StreamOptions> = {
+  // Declared as a method so the options parameter is checked bivariantly: a function written against
+  // pi-ai's narrower options (`reasoning` without Tiller's "off") still fits where Tiller's is expected.
+  fn(model: Model<TApi>, context: Context, options?: TOptions): AssistantMessageEventStreamLike;
+}["fn"];
+
+/** pi-ai's v1 text signature (OpenAI Responses): the output item's id and phase, JSON-encoded in `textSignature`. */
+export interface TextSignatureV1 {
+  v: 1;
+  id: string;
+  phase?: "commentary" | "final_answer";
+}
 
 export interface TextContent {
   type: "text";
@@ -159,7 +186,25 @@ export interface AssistantMessage {
   errorStatus?: number;
   /** Tiller addition: how long the provider asked us to wait (Retry-After), for rate limits and overload. */
   retryAfterMs?: number;
+  /** Structured records of failures met while producing this message (see `diagnostics.ts`). */
+  diagnostics?: AssistantMessageDiagnostic[];
   timestamp: number;
+}
+
+/** The serialisable parts of a thrown value, as kept in a diagnostic. */
+export interface DiagnosticErrorInfo {
+  name?: string;
+  message: string;
+  stack?: string;
+  code?: string | number;
+}
+
+/** One diagnostic on an assistant message: what kind of failure, when, the error and free-form details. */
+export interface AssistantMessageDiagnostic {
+  type: string;
+  timestamp: number;
+  error?: DiagnosticErrorInfo;
+  details?: Record<string, unknown>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: pi-compatible default for tool-specific details.
@@ -221,8 +266,50 @@ export interface OpenAICompletionsCompat {
   requiresToolResultName?: boolean;
   requiresAssistantAfterToolResult?: boolean;
   requiresThinkingAsText?: boolean;
-  thinkingFormat?: "openai" | "openrouter" | "deepseek" | "zai" | "qwen";
+  /** DeepSeek-style servers that want `reasoning_content` on every replayed assistant message. */
+  requiresReasoningContentOnAssistantMessages?: boolean;
+  thinkingFormat?: "openai" | "openrouter" | "deepseek" | "zai" | "qwen" | "qwen-chat-template";
+  /** OpenRouter provider routing, sent as the request's `provider` object. */
+  openRouterRouting?: OpenRouterRouting;
+  /** Vercel AI Gateway routing, sent as `providerOptions.gateway`. */
+  vercelGatewayRouting?: VercelGatewayRouting;
+  /** z.ai: stream tool-call arguments (`tool_stream: true`). */
+  zaiToolStream?: boolean;
   supportsStrictMode?: boolean;
+  /** Put Anthropic-style `cache_control` markers on the system prompt and last user message. */
+  cacheControlFormat?: "anthropic";
+  /** Send the session id as affinity headers so the server routes a conversation to one cache. */
+  sendSessionAffinityHeaders?: boolean;
+  supportsLongCacheRetention?: boolean;
+}
+
+/** OpenRouter's provider-routing preferences (https://openrouter.ai/docs/features/provider-routing). */
+export interface OpenRouterRouting {
+  allow_fallbacks?: boolean;
+  require_parameters?: boolean;
+  data_collection?: "deny" | "allow";
+  zdr?: boolean;
+  enforce_distillable_text?: boolean;
+  order?: string[];
+  only?: string[];
+  ignore?: string[];
+  quantizations?: string[];
+  sort?: string | { by?: string; partition?: string | null };
+  max_price?: {
+    prompt?: number | string;
+    completion?: number | string;
+    image?: number | string;
+    audio?: number | string;
+    request?: number | string;
+  };
+  preferred_min_throughput?: number | { p50?: number; p75?: number; p90?: number; p99?: number };
+  preferred_max_latency?: number | { p50?: number; p75?: number; p90?: number; p99?: number };
+}
+
+/** Vercel AI Gateway's provider routing. */
+export interface VercelGatewayRouting {
+  only?: string[];
+  order?: string[];
 }
 
 export interface OpenAIResponsesCompat {
@@ -255,7 +342,7 @@ export interface Model<TApi extends Api = Api> {
       ? OpenAIResponsesCompat
       : TApi extends "anthropic-messages"
         ? AnthropicMessagesCompat
-        : Record<string, unknown>;
+        : never;
 }
 
 /** Error classes shared by every layer (retry, auth rotation, failover). */
@@ -280,4 +367,52 @@ export interface ErrorClassification {
   /** HTTP status when one is known. */
   status?: number;
   message: string;
+}
+
+// ---------------------------------------------------------------- OAuth (pi-ai's provider login contract)
+
+/** Stored OAuth credentials: refresh and access tokens, expiry (ms since epoch), provider-specific extras. */
+export type OAuthCredentials = {
+  refresh: string;
+  access: string;
+  expires: number;
+  [key: string]: unknown;
+};
+export type OAuthProviderId = string;
+/** @deprecated pi-ai's old name; use `OAuthProviderId`. */
+export type OAuthProvider = OAuthProviderId;
+export type OAuthPrompt = { message: string; placeholder?: string; allowEmpty?: boolean };
+export type OAuthAuthInfo = { url: string; instructions?: string };
+export type OAuthSelectOption = { id: string; label: string };
+export type OAuthSelectPrompt = { message: string; options: OAuthSelectOption[] };
+
+/** What a login flow may ask of the user interface. */
+export interface OAuthLoginCallbacks {
+  onAuth: (info: OAuthAuthInfo) => void;
+  onPrompt: (prompt: OAuthPrompt) => Promise<string>;
+  onProgress?: (message: string) => void;
+  onManualCodeInput?: () => Promise<string>;
+  /** An interactive choice; resolves to the chosen option id, or undefined when cancelled. */
+  onSelect?: (prompt: OAuthSelectPrompt) => Promise<string | undefined>;
+  signal?: AbortSignal;
+}
+
+/** A provider that logs in with OAuth: login, refresh, and turning credentials into an API key. */
+export interface OAuthProviderInterface {
+  readonly id: OAuthProviderId;
+  readonly name: string;
+  login(callbacks: OAuthLoginCallbacks): Promise<OAuthCredentials>;
+  /** True when login runs a local callback server (and so also accepts a pasted code). */
+  usesCallbackServer?: boolean;
+  refreshToken(credentials: OAuthCredentials): Promise<OAuthCredentials>;
+  getApiKey(credentials: OAuthCredentials): string;
+  /** Adjusts this provider's models for the logged-in account (e.g. its base URL). */
+  modifyModels?(models: Model<Api>[], credentials: OAuthCredentials): Model<Api>[];
+}
+
+/** @deprecated pi-ai's old descriptor; use `OAuthProviderInterface`. */
+export interface OAuthProviderInfo {
+  id: OAuthProviderId;
+  name: string;
+  available: boolean;
 }

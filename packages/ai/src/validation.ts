@@ -3,17 +3,17 @@
  * true, an array sent as a JSON string); those are coerced. Whatever still fails is reported with every
  * failing path, because the error text goes back to the model so it can correct the call.
  */
-import type { TSchema } from "@sinclair/typebox";
-import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
-import type { ValueError } from "@sinclair/typebox/errors";
-import { Value } from "@sinclair/typebox/value";
+import type { TSchema } from "typebox";
+import { Compile, type Validator } from "typebox/compile";
+import { Value } from "typebox/value";
 import { isTypeBoxSchema, jsonSchemaToTypeBox } from "./json-schema-typebox.js";
 import type { Tool, ToolCall } from "./types.js";
+import { formatValidationErrors } from "./validation-errors.js";
 
 interface CompiledSchema {
   /** The schema coercion walks and the checker was compiled from (converted when the input was plain JSON). */
   schema: TSchema;
-  check: TypeCheck<TSchema>;
+  check: Validator;
 }
 
 // Compiling is the expensive part (it generates code); a tool's schema object lives as long as the tool.
@@ -25,16 +25,16 @@ function compile(schema: TSchema): CompiledSchema {
   let result: CompiledSchema;
   if (isTypeBoxSchema(schema)) {
     try {
-      result = { schema, check: TypeCompiler.Compile(schema) };
+      result = { schema, check: Compile(schema) };
     } catch {
-      // A TypeBox kind the compiler cannot guard (e.g. Unsafe without a registered check): validate its
-      // JSON Schema form instead.
+      // A schema the compiler rejects (an unresolvable keyword or reference): validate its JSON Schema form,
+      // converted and widened, instead.
       const plain = jsonSchemaToTypeBox(JSON.parse(JSON.stringify(schema)));
-      result = { schema: plain, check: TypeCompiler.Compile(plain) };
+      result = { schema: plain, check: Compile(plain) };
     }
   } else {
     const converted = jsonSchemaToTypeBox(schema);
-    result = { schema: converted, check: TypeCompiler.Compile(converted) };
+    result = { schema: converted, check: Compile(converted) };
   }
   compiled.set(schema, result);
   return result;
@@ -183,44 +183,6 @@ function valueHasType(value: unknown, type: string): boolean {
   }
 }
 
-/** `/a/0/b` → `a[0].b`; the root is `root`. */
-function formatPath(pointer: string): string {
-  if (!pointer || pointer === "/") return "root";
-  let out = "";
-  for (const raw of pointer.split("/").slice(1)) {
-    const part = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
-  }
-  return out;
-}
-
-function describeError(error: ValueError): string {
-  // A union's own message ("Expected union value") says nothing; name what each alternative wanted.
-  if (error.errors.length === 0) return error.message;
-  const wanted = new Set<string>();
-  for (const iterator of error.errors) {
-    const first = iterator.First();
-    if (first) wanted.add(first.message);
-  }
-  return wanted.size ? `${error.message} (${[...wanted].join("; ")})` : error.message;
-}
-
-function collectErrors(check: TypeCheck<TSchema>, value: unknown): string[] {
-  const lines: string[] = [];
-  const seen = new Set<string>();
-  const missing = new Set<string>();
-  for (const error of check.Errors(value)) {
-    const path = formatPath(error.path);
-    if (missing.has(path)) continue; // "required" already says it; "Expected string" for undefined adds nothing
-    if (error.message === "Expected required property") missing.add(path);
-    const line = `${path}: ${describeError(error)}`;
-    if (seen.has(line)) continue;
-    seen.add(line);
-    lines.push(line);
-  }
-  return lines;
-}
-
 function cloneJson(value: unknown): unknown {
   try {
     return structuredClone(value);
@@ -251,7 +213,7 @@ export function validateToolArguments(tool: Tool, toolCall: ToolCall): Record<st
   raw = cloneJson(raw);
   const args = coerce(schema as JsonObject, raw, 0);
   if (check.Check(args)) return args as Record<string, unknown>;
-  const lines = collectErrors(check, args);
+  const lines = formatValidationErrors(schema, check.Errors(args));
   if (lines.length === 0) lines.push("root: arguments do not match the schema");
   throw new Error(
     `Validation failed for tool "${toolCall.name}":\n${lines.map((l) => `  - ${l}`).join("\n")}\n\n` +

@@ -4,6 +4,7 @@ import type { AssistantMessage, Context, Message } from "../src/types.js";
 import { collect, testModel, textOfMessage } from "./helpers/collect.js";
 import { type MockServer, startAnthropicMock } from "./helpers/mock-server.js";
 import { CONTEXT, runConformanceSuite } from "./helpers/provider-conformance.js";
+import { anthropicRecordings } from "./helpers/recordings.js";
 import { anthropicEvents, errorBodies } from "./helpers/vendor-events.js";
 
 runConformanceSuite({
@@ -37,6 +38,7 @@ runConformanceSuite({
   },
   streamsToolArguments: true,
   eventsBeforeText: () => 3,
+  recordings: anthropicRecordings,
 });
 
 const usage0 = {

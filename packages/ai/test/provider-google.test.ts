@@ -5,6 +5,7 @@ import type { Context, ToolCall } from "../src/types.js";
 import { collect, testModel, textOfMessage } from "./helpers/collect.js";
 import { type MockServer, startGeminiMock } from "./helpers/mock-server.js";
 import { CONTEXT, runConformanceSuite } from "./helpers/provider-conformance.js";
+import { googleRecordings } from "./helpers/recordings.js";
 import { errorBodies, geminiEvents } from "./helpers/vendor-events.js";
 
 runConformanceSuite({
@@ -45,6 +46,7 @@ runConformanceSuite({
   malformed: { data: '{"candidates":[{"content":{"parts":[{"text":"oo' },
   streamsToolArguments: false,
   eventsBeforeText: () => 0,
+  recordings: googleRecordings,
 });
 
 describe("google specifics", () => {

@@ -4,6 +4,7 @@ import type { Api, Model } from "../src/types.js";
 import { collect, testModel, textOfMessage } from "./helpers/collect.js";
 import { type MockServer, startOpenAIMock } from "./helpers/mock-server.js";
 import { CONTEXT, runConformanceSuite } from "./helpers/provider-conformance.js";
+import { openaiCompletionsRecordings } from "./helpers/recordings.js";
 import { errorBodies, openaiChatEvents } from "./helpers/vendor-events.js";
 
 runConformanceSuite({
@@ -40,6 +41,7 @@ runConformanceSuite({
   malformed: { data: '{"id":"chatcmpl-abc123","choices":[{"index":0,"delta":{"content":"oops' },
   streamsToolArguments: true,
   eventsBeforeText: () => 1,
+  recordings: openaiCompletionsRecordings,
 });
 
 describe("openai-completions specifics", () => {

@@ -4,6 +4,7 @@ import type { Context, ToolCall } from "../src/types.js";
 import { collect, testModel, textOfMessage } from "./helpers/collect.js";
 import { type MockServer, startOpenAIMock } from "./helpers/mock-server.js";
 import { CONTEXT, runConformanceSuite } from "./helpers/provider-conformance.js";
+import { openaiResponsesRecordings } from "./helpers/recordings.js";
 import { errorBodies, openaiResponsesEvents } from "./helpers/vendor-events.js";
 
 runConformanceSuite({
@@ -38,6 +39,7 @@ runConformanceSuite({
   malformed: { event: "response.output_text.delta", data: '{"type":"response.output_text.delta","delta":"oo' },
   streamsToolArguments: true,
   eventsBeforeText: () => 4,
+  recordings: openaiResponsesRecordings,
 });
 
 describe("openai-responses specifics", () => {

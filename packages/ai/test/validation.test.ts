@@ -164,3 +164,46 @@ describe("validateToolCall", () => {
     expect(() => validateToolCall([readTool], call("write", {}))).toThrow('Tool "write" not found');
   });
 });
+
+describe("validateToolArguments on TypeBox 1.x", () => {
+  it("names what each union branch wanted", () => {
+    const tool: Tool = {
+      name: "t",
+      description: "",
+      parameters: Type.Object({ mode: Type.Union([Type.Literal("replace"), Type.Literal("append")]) }),
+    };
+    const message = errorOf(() => validateToolArguments(tool, call("t", { mode: "delete" })));
+    expect(message).toContain("mode: Expected union value (Expected 'replace'; Expected 'append')");
+  });
+
+  it("checks Type.Unsafe enums (StringEnum) and reports the allowed values", () => {
+    const tool: Tool = {
+      name: "t",
+      description: "",
+      parameters: Type.Object({ op: Type.Unsafe<string>({ type: "string", enum: ["add", "sub"] }) }),
+    };
+    expect(validateToolArguments(tool, call("t", { op: "add" }))).toEqual({ op: "add" });
+    const message = errorOf(() => validateToolArguments(tool, call("t", { op: "mul" })));
+    expect(message).toContain("op: Expected union value (Expected 'add'; Expected 'sub')");
+  });
+
+  it("reports each missing property and each unexpected one on its own line", () => {
+    const tool: Tool = {
+      name: "t",
+      description: "",
+      parameters: Type.Object({ a: Type.String(), b: Type.Number() }, { additionalProperties: false }),
+    };
+    const message = errorOf(() => validateToolArguments(tool, call("t", { x: 1, y: 2 })));
+    for (const line of ["a: Expected required property", "b: Expected required property", "x: Unexpected property"]) {
+      expect(message.match(new RegExp(`^ {2}- ${line}$`, "gm"))?.length).toBe(1);
+    }
+    expect(message).toContain("y: Unexpected property");
+  });
+
+  it("treats a TypeBox schema that went through JSON as plain JSON Schema and still coerces it", () => {
+    const plain = JSON.parse(JSON.stringify(Type.Object({ n: Type.Integer(), s: Type.Optional(Type.String()) })));
+    const tool: Tool = { name: "t", description: "", parameters: plain };
+    expect(validateToolArguments(tool, call("t", { n: "7" }))).toEqual({ n: 7 });
+    expect(errorOf(() => validateToolArguments(tool, call("t", { s: 1 })))).toContain("n: Expected required property");
+  });
+});

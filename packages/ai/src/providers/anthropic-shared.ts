@@ -173,3 +173,50 @@ export function applyAnthropicThinking(
   // The API rejects temperature with thinking enabled.
   delete params.temperature;
 }
+
+/** pi-ai's effort levels for adaptive thinking (`output_config.effort`). */
+export type AnthropicEffort = "low" | "medium" | "high" | "xhigh" | "max";
+/** How thinking text comes back: summarized text, or omitted (only the signature travels). */
+export type AnthropicThinkingDisplay = "summarized" | "omitted";
+
+/** Claude models that think adaptively (Opus 4.6 / 4.7, Sonnet 4.6), by id with or without a date suffix. */
+export function supportsAdaptiveThinking(modelId: string): boolean {
+  return /(?:opus|sonnet)-4[.-]6|opus-4[.-]7/.test(modelId);
+}
+
+/** pi-ai's explicit thinking switches (used when no Tiller `thinking` level is given). */
+export interface ExplicitAnthropicThinking {
+  thinkingEnabled?: boolean;
+  thinkingBudgetTokens?: number;
+  effort?: AnthropicEffort;
+  thinkingDisplay?: AnthropicThinkingDisplay;
+}
+
+/**
+ * Applies pi-ai's `thinkingEnabled` form: adaptive thinking (with `effort`) on models that support it or when
+ * an effort is given, a `budget_tokens` budget (default 1024, `max_tokens` raised above it) otherwise, and
+ * `{type: "disabled"}` for `thinkingEnabled: false`. Display defaults to "summarized", so Opus 4.7 shows its
+ * thinking like older models. Non-reasoning models get nothing.
+ */
+export function applyExplicitAnthropicThinking(
+  params: Record<string, unknown>,
+  model: Model<Api>,
+  options: ExplicitAnthropicThinking,
+): void {
+  if (!model.reasoning || options.thinkingEnabled === undefined) return;
+  if (!options.thinkingEnabled) {
+    params.thinking = { type: "disabled" };
+    return;
+  }
+  const display = options.thinkingDisplay ?? "summarized";
+  delete params.temperature; // rejected with thinking enabled
+  if (supportsAdaptiveThinking(model.id) || (options.effort && options.thinkingBudgetTokens === undefined)) {
+    params.thinking = { type: "adaptive", display };
+    if (options.effort) params.output_config = { effort: options.effort };
+    return;
+  }
+  const budget = options.thinkingBudgetTokens || 1024;
+  const maxTokens = params.max_tokens as number;
+  if (maxTokens <= budget) params.max_tokens = Math.min(Math.max(model.maxTokens, budget + 1), maxTokens + budget);
+  params.thinking = { type: "enabled", budget_tokens: budget, display };
+}

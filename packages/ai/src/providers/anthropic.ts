@@ -15,10 +15,14 @@ import type {
   ThinkingContent,
 } from "../types.js";
 import {
+  type AnthropicEffort,
+  type AnthropicThinkingDisplay,
   applyAnthropicThinking,
+  applyExplicitAnthropicThinking,
   cacheControl,
   convertAnthropicMessages,
   convertAnthropicTools,
+  supportsAdaptiveThinking,
 } from "./anthropic-shared.js";
 import { parseSseJson, readSse } from "./sse-decoder.js";
 import {
@@ -34,10 +38,42 @@ import {
 import { effectiveLevel, streamWithThinkingFallback } from "./thinking-shared.js";
 
 export interface AnthropicOptions extends StreamOptions {
-  /** Thinking level; undefined or "off" sends no thinking settings. */
+  /** Thinking level (Tiller's form); undefined or "off" sends no thinking settings. Wins over `thinkingEnabled`. */
   thinking?: ModelThinkingLevel;
   thinkingBudgets?: ThinkingBudgets;
+  /**
+   * pi-ai's form: `true` enables thinking (adaptive on Opus 4.6+/Sonnet 4.6, else budget-based), `false` sends
+   * `{type: "disabled"}`. Used only when `thinking` is not set.
+   */
+  thinkingEnabled?: boolean;
+  /** Budget for budget-based thinking with `thinkingEnabled` (default 1024). */
+  thinkingBudgetTokens?: number;
+  /** Effort for adaptive thinking with `thinkingEnabled` (`output_config.effort`). */
+  effort?: AnthropicEffort;
+  /** `display` of the thinking settings ("summarized" by default, so Opus 4.7 shows its thinking too). */
+  thinkingDisplay?: AnthropicThinkingDisplay;
+  /**
+   * Sends the `interleaved-thinking-2025-05-14` beta (thinking between tool calls) on models without
+   * adaptive thinking. Off unless set: pi-ai sends it by default.
+   */
+  interleavedThinking?: boolean;
   toolChoice?: "auto" | "any" | "none" | { type: "tool"; name: string };
+  /** A ready client (e.g. `AnthropicVertex`); Tiller then builds none and ignores key and header options. */
+  client?: AnthropicClient;
+}
+
+/**
+ * The part of an Anthropic SDK client Tiller calls. Structural, so a client from another copy or version of
+ * `@anthropic-ai/sdk` (pi-ai brings its own) is accepted; `create` is a method, so its parameter is checked
+ * bivariantly across those versions.
+ */
+export interface AnthropicClient {
+  messages: {
+    create(
+      body: Anthropic.MessageCreateParamsStreaming,
+      options?: { signal?: AbortSignal | null },
+    ): { asResponse(): Promise<Response> };
+  };
 }
 
 interface UsageFields {
@@ -47,17 +83,21 @@ interface UsageFields {
   cache_creation_input_tokens?: number | null;
 }
 
-function createClient(model: Model<Api>, options: StreamOptions | undefined): Anthropic {
+const INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14";
+
+function createClient(model: Model<Api>, options: AnthropicOptions | undefined): Anthropic {
   const key = resolveApiKey(model, options, false);
   // Claude subscription (OAuth) tokens go in Authorization; API keys in the documented x-api-key header, which
   // Anthropic-compatible gateways also expect.
   const oauth = key.startsWith("sk-ant-oat");
+  const betas = oauth ? ["oauth-2025-04-20"] : [];
+  if (options?.interleavedThinking && !supportsAdaptiveThinking(model.id)) betas.push(INTERLEAVED_THINKING_BETA);
   return new Anthropic({
     apiKey: null,
     authToken: oauth ? key : null,
     baseURL: model.baseUrl,
     defaultHeaders: mergeHeaders(
-      oauth ? { "anthropic-beta": "oauth-2025-04-20" } : { "x-api-key": key },
+      { ...(oauth ? {} : { "x-api-key": key }), ...(betas.length ? { "anthropic-beta": betas.join(",") } : {}) },
       model.headers,
       options?.headers,
     ),
@@ -94,6 +134,11 @@ function buildParams(
   const userId = options?.metadata?.user_id;
   if (typeof userId === "string") params.metadata = { user_id: userId };
   if (options?.thinking) applyAnthropicThinking(params, model, options.thinking, options.thinkingBudgets);
+  else if (options) applyExplicitAnthropicThinking(params, model, options);
+  const thinking = params.thinking as { type?: string } | undefined;
+  if (options?.thinkingDisplay && thinking && thinking.type !== "disabled") {
+    params.thinking = { ...thinking, display: options.thinkingDisplay };
+  }
   return params;
 }
 
@@ -203,7 +248,7 @@ async function run(
   context: Context,
   options: AnthropicOptions | undefined,
 ): Promise<void> {
-  const client = createClient(model, options);
+  const client = options?.client ?? createClient(model, options);
   const params = await applyOnPayload(buildParams(model, context, options), model, options);
   const response = await client.messages
     .create(params as unknown as Anthropic.MessageCreateParamsStreaming, { signal: options?.signal })

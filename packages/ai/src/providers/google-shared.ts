@@ -217,3 +217,34 @@ export function geminiThinkingConfig(
   }
   return { includeThoughts: true, thinkingBudget: thinkingBudget(model, level, budgets) };
 }
+
+/** pi-ai's explicit thinking settings for Gemini: on or off, with an optional budget or level name. */
+export interface GoogleThinkingSettings {
+  enabled: boolean;
+  budgetTokens?: number;
+  level?: GoogleThinkingLevel;
+}
+
+const GEMINI_3_PRO = /gemini-3(?:\.\d+)?-pro/;
+const GEMINI_3_FLASH = /gemini-3(?:\.\d+)?-flash/;
+
+/**
+ * `thinkingConfig` for pi-ai's explicit settings: enabled sends `includeThoughts` with the level name (which
+ * wins) or the budget; disabled is the same request as the level "off". Non-reasoning models get none.
+ */
+export function explicitGeminiThinkingConfig(
+  model: Model<Api>,
+  settings: GoogleThinkingSettings,
+): Record<string, unknown> | undefined {
+  if (!model.reasoning) return undefined;
+  if (!settings.enabled) {
+    // Gemini 3 cannot switch thinking off: it gets its lowest level.
+    const id = model.id.toLowerCase();
+    if (GEMINI_3_PRO.test(id)) return { thinkingLevel: "LOW" };
+    if (GEMINI_3_FLASH.test(id)) return { thinkingLevel: "MINIMAL" };
+    return geminiThinkingConfig(model, "off", undefined);
+  }
+  if (settings.level !== undefined) return { includeThoughts: true, thinkingLevel: settings.level };
+  if (settings.budgetTokens !== undefined) return { includeThoughts: true, thinkingBudget: settings.budgetTokens };
+  return { includeThoughts: true };
+}

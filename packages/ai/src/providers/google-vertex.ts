@@ -8,7 +8,7 @@ import { GoogleGenAI, type GoogleGenAIOptions } from "@google/genai";
 import type { AssistantMessageEventStream } from "../event-stream.js";
 import type { Api, Context, Model, ModelThinkingLevel, SimpleStreamOptions, StreamOptions } from "../types.js";
 import { type GeminiClientFactory, splitBaseUrl, streamGeminiRequest } from "./google.js";
-import { type GoogleThinkingLevel, geminiThinkingConfig } from "./google-shared.js";
+import { explicitGeminiThinkingConfig, type GoogleThinkingLevel, geminiThinkingConfig } from "./google-shared.js";
 import { mergeHeaders, ProviderStreamError, runStream } from "./stream-shared.js";
 import { effectiveLevel, streamWithThinkingFallback } from "./thinking-shared.js";
 
@@ -75,26 +75,6 @@ export function vertexClientOptions(
   return { vertexai: true, project, location, apiVersion: API_VERSION, httpOptions };
 }
 
-const GEMINI_3_PRO = /gemini-3(?:\.\d+)?-pro/;
-const GEMINI_3_FLASH = /gemini-3(?:\.\d+)?-flash/;
-
-/** `thinkingConfig` for pi's `{enabled, budgetTokens, level}`. Gemini 3 cannot switch thinking off: it gets its lowest level. */
-export function vertexThinkingConfig(
-  model: Model<Api>,
-  thinking: GoogleVertexOptions["thinking"],
-): Record<string, unknown> | undefined {
-  if (!thinking || !model.reasoning) return undefined;
-  if (!thinking.enabled) {
-    const id = model.id.toLowerCase();
-    if (GEMINI_3_PRO.test(id)) return { thinkingLevel: "LOW" };
-    if (GEMINI_3_FLASH.test(id)) return { thinkingLevel: "MINIMAL" };
-    return { thinkingBudget: 0 };
-  }
-  if (thinking.level !== undefined) return { includeThoughts: true, thinkingLevel: thinking.level };
-  if (thinking.budgetTokens !== undefined) return { includeThoughts: true, thinkingBudget: thinking.budgetTokens };
-  return { includeThoughts: true };
-}
-
 /** Streams one assistant turn from Vertex AI. Never throws; failures end in an `error` event. */
 export function streamGoogleVertex(
   model: Model<Api>,
@@ -105,7 +85,14 @@ export function streamGoogleVertex(
     const clientOptions = vertexClientOptions(model, options);
     const makeClient: GeminiClientFactory = (fetch) =>
       new GoogleGenAI({ ...clientOptions, httpOptions: { ...clientOptions.httpOptions, fetch } });
-    await streamGeminiRequest(b, model, context, options, makeClient, vertexThinkingConfig(model, options?.thinking));
+    await streamGeminiRequest(
+      b,
+      model,
+      context,
+      options,
+      makeClient,
+      options?.thinking && explicitGeminiThinkingConfig(model, options.thinking),
+    );
   });
 }
 

@@ -17,7 +17,13 @@ import type {
   ThinkingContent,
   ToolCall,
 } from "../types.js";
-import { convertGeminiContents, convertGeminiTools, geminiThinkingConfig } from "./google-shared.js";
+import {
+  convertGeminiContents,
+  convertGeminiTools,
+  explicitGeminiThinkingConfig,
+  type GoogleThinkingSettings,
+  geminiThinkingConfig,
+} from "./google-shared.js";
 import { parseSseJson, readSse } from "./sse-decoder.js";
 import {
   applyOnPayload,
@@ -33,8 +39,11 @@ import {
 import { effectiveLevel, streamWithThinkingFallback } from "./thinking-shared.js";
 
 export interface GoogleOptions extends StreamOptions {
-  /** Thinking level; undefined sends no thinking settings (model default). */
-  thinking?: ModelThinkingLevel;
+  /**
+   * Thinking: a level (Tiller's form, clamped per model) or pi-ai's explicit `{enabled, budgetTokens?, level?}`.
+   * Undefined sends no thinking settings (model default).
+   */
+  thinking?: ModelThinkingLevel | GoogleThinkingSettings;
   thinkingBudgets?: ThinkingBudgets;
   toolChoice?: "auto" | "none" | "any";
 }
@@ -88,9 +97,13 @@ async function run(
         fetch,
       },
     });
-  const thinkingConfig = options?.thinking
-    ? geminiThinkingConfig(model, options.thinking, options.thinkingBudgets)
-    : undefined;
+  const thinking = options?.thinking;
+  const thinkingConfig =
+    thinking === undefined
+      ? undefined
+      : typeof thinking === "string"
+        ? geminiThinkingConfig(model, thinking, options?.thinkingBudgets)
+        : explicitGeminiThinkingConfig(model, thinking);
   return streamGeminiRequest(b, model, context, options, makeClient, thinkingConfig);
 }
 

@@ -120,22 +120,6 @@ export function buildCodexBody(
   return body;
 }
 
-/** Prices scaled for the service tier asked for, so usage cost is what the account is charged. */
-function pricedForTier(model: Model<Api>, tier: OpenAICodexResponsesOptions["serviceTier"]): Model<Api> {
-  const factor = tier === "flex" ? 0.5 : tier === "priority" ? (model.id === "gpt-5.5" ? 2.5 : 2) : 1;
-  if (factor === 1) return model;
-  const c = model.cost;
-  return {
-    ...model,
-    cost: {
-      input: c.input * factor,
-      output: c.output * factor,
-      cacheRead: c.cacheRead * factor,
-      cacheWrite: c.cacheWrite * factor,
-    },
-  };
-}
-
 /**
  * A ChatGPT plan's usage cap answers 429 `usage_limit_reached` with the plan and reset time: say so, and
  * carry the reset as the wait.
@@ -195,7 +179,7 @@ export function streamOpenAICodexResponses(
   context: Context,
   options?: OpenAICodexResponsesOptions,
 ): AssistantMessageEventStream {
-  return runStream(pricedForTier(model, options?.serviceTier), options, async (b) => {
+  return runStream(model, options, async (b) => {
     const token = resolveApiKey(model, options, false);
     const client = new OpenAI({
       apiKey: token,

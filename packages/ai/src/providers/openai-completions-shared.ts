@@ -17,11 +17,15 @@ import type {
 import { textOf } from "./stream-shared.js";
 import { mappedLevel } from "./thinking-shared.js";
 
-export type ResolvedCompat = Required<Omit<OpenAICompletionsCompat, "thinkingFormat">> & {
-  thinkingFormat: NonNullable<OpenAICompletionsCompat["thinkingFormat"]>;
-  /** Mistral accepts only 9-character alphanumeric tool-call ids. */
-  shortToolCallIds: boolean;
-};
+/** Compat fields that stay optional once resolved (absent means "not used"). */
+type OptionalCompat = "thinkingFormat" | "openRouterRouting" | "vercelGatewayRouting" | "cacheControlFormat";
+
+export type ResolvedCompat = Required<Omit<OpenAICompletionsCompat, OptionalCompat>> &
+  Pick<OpenAICompletionsCompat, Exclude<OptionalCompat, "thinkingFormat">> & {
+    thinkingFormat: NonNullable<OpenAICompletionsCompat["thinkingFormat"]>;
+    /** Mistral accepts only 9-character alphanumeric tool-call ids. */
+    shortToolCallIds: boolean;
+  };
 
 function hostOf(baseUrl: string): string {
   try {
@@ -73,6 +77,12 @@ export function resolveCompat(model: Model<Api>): ResolvedCompat {
     thinkingFormat: openrouter ? "openrouter" : deepseek ? "deepseek" : zai ? "zai" : qwen ? "qwen" : "openai",
     supportsStrictMode: openai,
     shortToolCallIds: mistral,
+    requiresReasoningContentOnAssistantMessages: deepseek,
+    zaiToolStream: false,
+    sendSessionAffinityHeaders: false,
+    supportsLongCacheRetention: false,
+    // OpenRouter forwards cache_control to Anthropic models, which only cache what is marked.
+    ...(openrouter && model.id.startsWith("anthropic/") ? { cacheControlFormat: "anthropic" as const } : {}),
   };
   const explicit = (model.compat ?? {}) as OpenAICompletionsCompat;
   const out = { ...detected };
@@ -132,10 +142,25 @@ function assistantMessage(message: AssistantMessage, model: Model<Api>, compat: 
   if (!text && toolCalls.length === 0) return null;
   const out: ChatMessage = { role: "assistant", content: text || null };
   if (toolCalls.length > 0) out.tool_calls = toolCalls;
-  // DeepSeek (and servers copying it) expect the reasoning of a tool-calling turn back; others ignore it.
-  if (reasoning && compat.thinkingFormat === "deepseek" && message.model === model.id)
-    out.reasoning_content = reasoning;
+  // Reasoning goes back in the field it arrived in (the thinking block's signature names it), so servers
+  // that want their reasoning replayed (DeepSeek, llama.cpp with gpt-oss) get it; others ignore the field.
+  const field = replayField(message, model, compat);
+  if (reasoning && field) out[field] = reasoning;
+  else if (compat.requiresReasoningContentOnAssistantMessages && model.reasoning) out.reasoning_content = "";
   return out;
+}
+
+/** Field names servers use for reasoning text in chat-completions deltas, in the order they are read. */
+export const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_text"] as const;
+
+/** The field to replay `message`'s reasoning in, or undefined when it should not be sent back. */
+function replayField(message: AssistantMessage, model: Model<Api>, compat: ResolvedCompat): string | undefined {
+  if (message.model !== model.id) return undefined;
+  for (const block of message.content) {
+    const signature = block.type === "thinking" ? block.thinkingSignature : undefined;
+    if (signature && (REASONING_FIELDS as readonly string[]).includes(signature)) return signature;
+  }
+  return compat.thinkingFormat === "deepseek" ? "reasoning_content" : undefined;
 }
 
 /** Converts a Tiller context into chat-completions `messages`. */
@@ -226,6 +251,9 @@ export function applyReasoning(
     case "qwen":
       params.enable_thinking = level !== "off";
       return;
+    case "qwen-chat-template":
+      params.chat_template_kwargs = { enable_thinking: level !== "off", preserve_thinking: true };
+      return;
     case "deepseek":
       // deepseek-reasoner always reasons; there is no effort knob.
       return;
@@ -238,4 +266,44 @@ export function applyReasoning(
       }
       params.reasoning_effort = wire;
   }
+}
+
+/**
+ * Request fields some servers need beyond the common body: OpenRouter / Vercel AI Gateway routing, z.ai's
+ * tool-argument streaming, and Anthropic-style `cache_control` markers (system prompt and last user message)
+ * for servers that pass them on to Claude.
+ */
+export function applyCompatExtras(
+  params: Record<string, unknown>,
+  model: Model<Api>,
+  compat: ResolvedCompat,
+  cacheRetention: "none" | "short" | "long" | undefined,
+): void {
+  if (compat.openRouterRouting && Object.keys(compat.openRouterRouting).length > 0) {
+    params.provider = compat.openRouterRouting;
+  }
+  const gateway = compat.vercelGatewayRouting;
+  if (gateway && (gateway.only || gateway.order)) {
+    params.providerOptions = {
+      gateway: { ...(gateway.only ? { only: gateway.only } : {}), ...(gateway.order ? { order: gateway.order } : {}) },
+    };
+  }
+  if (compat.zaiToolStream && Array.isArray(params.tools)) params.tool_stream = true;
+  if (compat.cacheControlFormat === "anthropic" && cacheRetention !== "none") {
+    const ttl = cacheRetention === "long" && compat.supportsLongCacheRetention ? { ttl: "1h" } : {};
+    markCacheControl(params.messages as ChatMessage[], { type: "ephemeral", ...ttl }, model);
+  }
+}
+
+function markCacheControl(messages: ChatMessage[], control: Record<string, unknown>, _model: Model<Api>): void {
+  const mark = (m: ChatMessage | undefined): void => {
+    if (!m) return;
+    if (typeof m.content === "string") m.content = [{ type: "text", text: m.content, cache_control: control }];
+    else if (Array.isArray(m.content) && m.content.length > 0) {
+      const last = m.content[m.content.length - 1] as Record<string, unknown>;
+      m.content[m.content.length - 1] = { ...last, cache_control: control };
+    }
+  };
+  mark(messages.find((m) => m.role === "system" || m.role === "developer"));
+  mark(messages.findLast((m) => m.role === "user"));
 }

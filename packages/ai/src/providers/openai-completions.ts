@@ -12,13 +12,16 @@ import type {
   ModelThinkingLevel,
   SimpleStreamOptions,
   StreamOptions,
+  ThinkingContent,
   ToolCall,
 } from "../types.js";
 import {
+  applyCompatExtras,
   applyReasoning,
   convertMessages,
   convertTools,
   isLocalServer,
+  REASONING_FIELDS,
   resolveCompat,
 } from "./openai-completions-shared.js";
 import { parseSseJson, readSse } from "./sse-decoder.js";
@@ -59,6 +62,8 @@ interface StreamChunk {
 interface ChunkUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
+  total_tokens?: number;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
   prompt_tokens_details?: { cached_tokens?: number } | null;
   prompt_cache_hit_tokens?: number;
 }
@@ -92,6 +97,10 @@ function buildParams(
   if (compat.supportsStore && options?.sessionId && options.cacheRetention !== "none") {
     params.prompt_cache_key = options.sessionId;
   }
+  if (options?.cacheRetention === "long" && compat.supportsLongCacheRetention) {
+    if (options.sessionId) params.prompt_cache_key = options.sessionId;
+    params.prompt_cache_retention = "24h";
+  }
   if (options?.maxTokens !== undefined) params[compat.maxTokensField] = options.maxTokens;
   if (options?.temperature !== undefined) params.temperature = options.temperature;
   if (context.tools && context.tools.length > 0) {
@@ -99,6 +108,7 @@ function buildParams(
     if (options?.toolChoice) params.tool_choice = options.toolChoice;
   }
   if (options?.reasoningEffort !== undefined) applyReasoning(params, model, compat, options.reasoningEffort);
+  applyCompatExtras(params, model, compat, options?.cacheRetention);
   return params;
 }
 
@@ -108,6 +118,11 @@ function applyUsage(b: MessageBuilder, usage: ChunkUsage): void {
   u.input = Math.max(0, (usage.prompt_tokens ?? 0) - cached);
   u.cacheRead = cached;
   u.output = usage.completion_tokens ?? 0;
+  // OpenAI counts reasoning inside completion_tokens; xAI counts it beside them (total = prompt + completion +
+  // reasoning). The total tells which, so billed reasoning is never dropped from output and cost.
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens ?? 0;
+  const prompt = usage.prompt_tokens ?? 0;
+  if (reasoning > 0 && usage.total_tokens === prompt + u.output + reasoning) u.output += reasoning;
   b.usageChanged();
 }
 
@@ -124,9 +139,15 @@ function handleChunk(
   const choice = chunk.choices?.[0];
   if (!choice) return undefined;
   const delta = (choice.delta ?? {}) as ChunkDelta;
-  // Servers disagree on the field name for reasoning text; accept all of them.
-  const reasoning = delta.reasoning_content ?? delta.reasoning ?? delta.reasoning_text;
-  if (typeof reasoning === "string" && reasoning) b.thinkingDelta(b.current("thinking"), reasoning);
+  // Servers disagree on the field name for reasoning text; the first non-empty one wins (some send the same
+  // text under two names). The field name becomes the block's signature so replay sends it back there.
+  const field = REASONING_FIELDS.find((f) => typeof delta[f] === "string" && delta[f] !== "");
+  if (field) {
+    const index = b.current("thinking");
+    const block = b.block<ThinkingContent>(index);
+    block.thinkingSignature ??= field;
+    b.thinkingDelta(index, delta[field] as string);
+  }
   if (typeof delta.content === "string" && delta.content) b.textDelta(b.current("text"), delta.content);
   if (delta.tool_calls) {
     for (const tc of delta.tool_calls) {
@@ -155,7 +176,16 @@ async function run(
   context: Context,
   options: OpenAICompletionsOptions | undefined,
 ): Promise<void> {
-  const client = createOpenAIClient(model, options);
+  const sessionId = options?.sessionId;
+  // Servers that keep a prompt cache per node route a conversation to one node by these headers.
+  const affinity =
+    sessionId && resolveCompat(model).sendSessionAffinityHeaders
+      ? { session_id: sessionId, "x-client-request-id": sessionId, "x-session-affinity": sessionId }
+      : undefined;
+  const client = createOpenAIClient(
+    model,
+    affinity ? { ...options, headers: { ...affinity, ...options?.headers } } : options,
+  );
   const params = await applyOnPayload(buildParams(model, context, options), model, options);
   const response = await client.chat.completions
     .create(params as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: options?.signal })

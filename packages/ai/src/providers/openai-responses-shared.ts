@@ -3,8 +3,8 @@
  * encrypted content for the same model), tools, and reasoning settings. Tool-call ids are `call_id|item_id`
  * so that a replay can give the API both.
  */
-import { sanitizeId, transformMessages } from "../transform-messages.js";
-import type { Api, AssistantMessage, Context, Model, ModelThinkingLevel, Tool } from "../types.js";
+import { sanitizeId, shortHash, transformMessages } from "../transform-messages.js";
+import type { Api, AssistantMessage, Context, Model, ModelThinkingLevel, TextSignatureV1, Tool } from "../types.js";
 import { textOf } from "./stream-shared.js";
 import { mappedLevel } from "./thinking-shared.js";
 
@@ -19,6 +19,23 @@ export function normalizeResponsesToolCallId(id: string): string {
 
 function isSameModel(message: AssistantMessage, model: Model<Api>): boolean {
   return message.provider === model.provider && message.api === model.api && message.model === model.id;
+}
+
+/** The item id and phase a text block came with: pi-ai's v1 JSON signature, or a legacy plain id. */
+function parseTextSignature(signature: string | undefined): { id: string; phase?: string } | undefined {
+  if (!signature) return undefined;
+  if (signature.startsWith("{")) {
+    try {
+      const parsed = JSON.parse(signature) as Partial<TextSignatureV1>;
+      if (parsed.v === 1 && typeof parsed.id === "string") {
+        const phase = parsed.phase === "commentary" || parsed.phase === "final_answer" ? parsed.phase : undefined;
+        return phase ? { id: parsed.id, phase } : { id: parsed.id };
+      }
+    } catch {
+      // Not JSON: a legacy plain id.
+    }
+  }
+  return { id: signature };
 }
 
 function assistantItems(message: AssistantMessage, model: Model<Api>): ResponsesItem[] {
@@ -45,6 +62,20 @@ function assistantItems(message: AssistantMessage, model: Model<Api>): Responses
         }
       }
     } else if (block.type === "text") {
+      const signature = same ? parseTextSignature(block.textSignature) : undefined;
+      if (signature && block.text) {
+        // The model's own message item, id and phase kept (gpt-5.x reads "commentary" vs "final_answer").
+        flushText();
+        items.push({
+          type: "message",
+          role: "assistant",
+          id: signature.id.length > 64 ? `msg_${shortHash(signature.id)}` : signature.id,
+          status: "completed",
+          content: [{ type: "output_text", text: block.text, annotations: [] }],
+          ...(signature.phase ? { phase: signature.phase } : {}),
+        });
+        continue;
+      }
       text = text && block.text ? `${text}\n\n${block.text}` : text + block.text;
     } else {
       flushText();

@@ -12,6 +12,8 @@ import type {
   ModelThinkingLevel,
   SimpleStreamOptions,
   StreamOptions,
+  TextContent,
+  TextSignatureV1,
   ThinkingContent,
 } from "../types.js";
 import { createOpenAIClient } from "./openai-completions.js";
@@ -29,6 +31,10 @@ import { effectiveLevel, streamWithThinkingFallback } from "./thinking-shared.js
 export interface OpenAIResponsesOptions extends StreamOptions {
   /** Reasoning level; undefined sends no reasoning settings (server default). */
   reasoningEffort?: ModelThinkingLevel;
+  /** `reasoning.summary` (default "auto"); given alone, it turns reasoning on at "medium" effort. */
+  reasoningSummary?: "auto" | "detailed" | "concise" | null;
+  /** `service_tier`. Flex and priority change the price, and the cost reflects it. */
+  serviceTier?: OpenAI.Responses.ResponseCreateParamsStreaming["service_tier"];
   toolChoice?: "auto" | "none" | "required" | { type: "function"; name: string };
 }
 
@@ -38,6 +44,7 @@ interface ResponseBody {
   status?: string;
   incomplete_details?: { reason?: string } | null;
   error?: { code?: string; message?: string } | null;
+  service_tier?: string | null;
   usage?: {
     input_tokens?: number;
     output_tokens?: number;
@@ -48,6 +55,8 @@ interface ResponseBody {
 interface ItemBody {
   id?: string;
   type?: string;
+  /** gpt-5.x message items: "commentary" (between tool calls) or "final_answer". */
+  phase?: string | null;
   call_id?: string;
   name?: string;
   arguments?: string;
@@ -65,6 +74,8 @@ interface StreamEvent {
   response?: ResponseBody;
   code?: string | null;
   message?: string;
+  /** The real API nests an `error` event's details here; the documented form has them at the top level. */
+  error?: { type?: string | null; code?: string | null; message?: string | null } | null;
 }
 
 /** The `/responses` body for `model` (`model.id` as the model name; Azure swaps in its deployment name). */
@@ -86,7 +97,11 @@ export function buildResponsesParams(
     params.tools = convertResponsesTools(context.tools);
     if (options?.toolChoice) params.tool_choice = options.toolChoice;
   }
-  if (options?.reasoningEffort !== undefined) applyResponsesReasoning(params, model, options.reasoningEffort);
+  if (options?.serviceTier !== undefined) params.service_tier = options.serviceTier;
+  const effort = options?.reasoningEffort ?? (options?.reasoningSummary ? "medium" : undefined);
+  if (effort !== undefined) applyResponsesReasoning(params, model, effort);
+  const reasoning = params.reasoning as { summary?: string } | undefined;
+  if (options?.reasoningSummary && reasoning?.summary) reasoning.summary = options.reasoningSummary;
   return params;
 }
 
@@ -133,7 +148,7 @@ export async function streamResponsesRequest(
     for (const message of batch) {
       if (message.data === "[DONE]") continue;
       const ev = parseSseJson(message.data) as StreamEvent;
-      final = handleEvent(b, model, ev, blocks) ?? final;
+      final = handleEvent(b, model, ev, blocks, options) ?? final;
     }
   }
   if (options?.signal?.aborted) throw new Error("aborted");
@@ -157,6 +172,7 @@ function handleEvent(
   model: Model<Api>,
   ev: StreamEvent,
   blocks: Map<number, number>,
+  options: OpenAIResponsesOptions | undefined,
 ): ResponseBody | undefined {
   let final: ResponseBody | undefined;
   const index = ev.output_index === undefined ? undefined : blocks.get(ev.output_index);
@@ -201,6 +217,8 @@ function handleEvent(
       }
       if (item.type === "reasoning") {
         b.block<ThinkingContent>(index).thinkingSignature = JSON.stringify(item);
+      } else if (item.type === "message" && item.id) {
+        b.block<TextContent>(index).textSignature = textSignatureOf(item);
       } else if (item.type === "function_call" && b.toolArgsLength(index) === 0) {
         // Arguments that arrived only in the final item.
         const args = parseArgs(item.arguments);
@@ -214,13 +232,23 @@ function handleEvent(
     case "response.incomplete":
     case "response.failed":
       final = ev.response;
-      applyUsage(b, final?.usage);
+      applyUsage(b, final?.usage, final?.service_tier ?? options?.serviceTier);
       if (final?.model && final.model !== model.id) b.output.responseModel = final.model;
       break;
-    case "error":
-      throw new ProviderStreamError(`${ev.code ? `${ev.code}: ` : ""}${ev.message ?? "error event in stream"}`);
+    case "error": {
+      const code = ev.error?.code ?? ev.error?.type ?? ev.code;
+      const message = ev.error?.message ?? ev.message ?? "error event in stream";
+      throw new ProviderStreamError(`${code ? `${code}: ` : ""}${message}`);
+    }
   }
   return final;
+}
+
+/** The item id and phase, sent back with the text on replay (pi-ai's v1 text signature). */
+function textSignatureOf(item: ItemBody): string {
+  const signature: TextSignatureV1 = { v: 1, id: item.id ?? "" };
+  if (item.phase === "commentary" || item.phase === "final_answer") signature.phase = item.phase;
+  return JSON.stringify(signature);
 }
 
 /** Emits the blocks of an output item that arrived only as `output_item.done`. */
@@ -230,6 +258,7 @@ function wholeItem(b: MessageBuilder, item: ItemBody): void {
     if (!text) return;
     const i = b.openText();
     b.textDelta(i, text);
+    if (item.id) b.block<TextContent>(i).textSignature = textSignatureOf(item);
     b.close(i);
   } else if (item.type === "reasoning") {
     const i = b.openThinking(JSON.stringify(item));
@@ -244,7 +273,7 @@ function wholeItem(b: MessageBuilder, item: ItemBody): void {
   }
 }
 
-function applyUsage(b: MessageBuilder, usage: ResponseBody["usage"]): void {
+function applyUsage(b: MessageBuilder, usage: ResponseBody["usage"], serviceTier: string | null | undefined): void {
   if (!usage) return;
   const u = b.output.usage;
   const cached = usage.input_tokens_details?.cached_tokens ?? 0;
@@ -252,6 +281,22 @@ function applyUsage(b: MessageBuilder, usage: ResponseBody["usage"]): void {
   u.cacheRead = cached;
   u.output = usage.output_tokens ?? 0;
   b.usageChanged();
+  const factor = serviceTierPriceFactor(b.output.model, serviceTier);
+  if (factor !== 1) {
+    const c = u.cost;
+    c.input *= factor;
+    c.output *= factor;
+    c.cacheRead *= factor;
+    c.cacheWrite *= factor;
+    c.total = c.input + c.output + c.cacheRead + c.cacheWrite;
+  }
+}
+
+/** OpenAI's price multiplier per service tier: flex is half price, priority double (2.5x for gpt-5.5). */
+function serviceTierPriceFactor(modelId: string, serviceTier: string | null | undefined): number {
+  if (serviceTier === "flex") return 0.5;
+  if (serviceTier === "priority") return modelId === "gpt-5.5" ? 2.5 : 2;
+  return 1;
 }
 
 /** Streams one assistant turn from the Responses API. Never throws; failures end in an `error` event. */

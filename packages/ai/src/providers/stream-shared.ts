@@ -17,7 +17,6 @@ import type {
   TextContent,
   ThinkingContent,
   ToolCall,
-  Usage,
 } from "../types.js";
 
 type BlockKind = "text" | "thinking" | "toolCall";

@@ -17,6 +17,7 @@ import type {
 } from "../../src/types.js";
 import { collect, testModel, textOfMessage } from "./collect.js";
 import type { MockReply, MockScript, MockServer, SseEvent } from "./mock-server.js";
+import { type Recording, recordedEvents } from "./recorded-streams.js";
 import type { TurnScript } from "./vendor-events.js";
 
 export interface ErrorCase {
@@ -53,6 +54,8 @@ export interface ConformanceSpec {
   eventsBeforeText: (turn: TurnScript) => number;
   /** The credential to send, when the vendor needs a particular shape (a JWT for the ChatGPT Codex backend). */
   apiKey?: string;
+  /** Streams recorded from the real API, replayed as they were sent (see `recorded-streams.ts`). */
+  recordings?: Recording[];
 }
 
 export const CONTEXT: Context = {
@@ -274,6 +277,15 @@ export function runConformanceSuite(spec: ConformanceSpec): void {
       expect(h["x-option-header"]).toBe("o");
       expect(JSON.stringify(h)).toContain(apiKey);
     });
+
+    for (const recording of spec.recordings ?? []) {
+      it(`replays the stream recorded in ${recording.file} (${recording.source})`, async () => {
+        server = await spec.startMock([{ events: recordedEvents(recording) }]);
+        const model = testModel(spec.api, { id: recording.model, provider: spec.provider, baseUrl: server.baseUrl });
+        const { result } = await collect(spec.stream(model, CONTEXT, opts));
+        recording.check(result);
+      });
+    }
 
     it("calls onPayload (which may replace the body) and onResponse", async () => {
       const model = await start([{ events: spec.events({ text: ["ok"] }), headers: { "x-request-id": "req-1" } }]);
