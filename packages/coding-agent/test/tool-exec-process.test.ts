@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -23,6 +23,15 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Polls `check` until it holds (a loaded machine may be slow; the bound is only a safety net). */
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
 describe("exec tool", () => {
   it("returns a quick command's output and exit code, and errors on failure", async () => {
     const exec = createExecTool(dir, { registry });
@@ -37,9 +46,14 @@ describe("exec tool", () => {
   it("yields a long command to the background, where poll reads its new output", async () => {
     const exec = createExecTool(dir, { registry });
     const proc = createProcessTool({ registry });
-    const r = await exec.execute("1", { command: "echo first; sleep 0.4; echo second", yieldMs: 150 });
-    expect(textOf(r)).toMatch(/^first\n\n\[Still running after 150 ms \(session proc_/);
+    // The command holds until the test creates `go`, so it is surely still running when the yield comes.
+    const r = await exec.execute("1", {
+      command: "echo first; until [ -e go ]; do sleep 0.02; done; echo second",
+      yieldMs: 1500,
+    });
+    expect(textOf(r)).toMatch(/^first\n\n\[Still running after 1500 ms \(session proc_/);
     const id = r.details.sessionId;
+    writeFileSync(path.join(dir, "go"), "");
     await registry.get(id)!.done;
     const polled = textOf(await proc.execute("2", { action: "poll", sessionId: id }));
     expect(polled).toMatch(/^second\n\n\[proc_.* exited with code 0/);
@@ -85,22 +99,26 @@ describe("exec tool", () => {
     const exec = createExecTool(dir, { registry });
     const proc = createProcessTool({ registry });
     const bg = await exec.execute("1", { command: "sleep 30 & echo $!; wait", background: true });
-    await sleep(200);
+    const output = () => registry.get(bg.details.sessionId)!.output.since(0).text;
+    await until(() => /\d+\n/.test(output()), "the grandchild's pid");
     const grandchild = Number(registry.get(bg.details.sessionId)!.output.since(0).text.trim());
     expect(processAlive(grandchild)).toBe(true);
     expect(textOf(await proc.execute("2", { action: "kill", sessionId: bg.details.sessionId }))).toMatch(
       /^Killed: .*killed \(killed\)/,
     );
-    await sleep(50);
-    expect(processAlive(grandchild)).toBe(false);
+    await until(() => !processAlive(grandchild), "the grandchild to be killed");
 
     const timed = await exec.execute("3", { command: "sleep 30", background: true, timeout: 0.2 });
     await registry.get(timed.details.sessionId)!.done;
     expect(registry.get(timed.details.sessionId)!.killReason).toBe("timeout");
 
     const controller = new AbortController();
-    const fg = exec.execute("4", { command: "echo started; sleep 30", yieldMs: 20_000 }, controller.signal);
-    await sleep(200);
+    const fg = exec.execute(
+      "4",
+      { command: "echo started; touch started; sleep 30", yieldMs: 20_000 },
+      controller.signal,
+    );
+    await until(() => existsSync(path.join(dir, "started")), "the command to start");
     const t0 = Date.now();
     controller.abort();
     await expect(fg).rejects.toThrow(/^started\n\nCommand aborted$/);
@@ -121,7 +139,7 @@ describe("exec tool", () => {
     const pidFile = path.join(dir, "pid");
     writeFileSync(
       script,
-      `import { readFileSync, writeFileSync } from "node:fs";
+      `import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { ProcessRegistry } from ${JSON.stringify(registryPath)};
 const r = new ProcessRegistry();
 const s = r.start({ command: "sleep 30", cwd: ${JSON.stringify(dir)} });
