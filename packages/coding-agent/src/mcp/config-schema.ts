@@ -94,13 +94,9 @@ export function validateMcpServers(
       continue;
     }
     const first = [...check.Errors(value)][0];
-    const extra =
-      first?.keyword === "additionalProperties"
-        ? ` (${Object.keys(value)
-            .filter((k) => !(k in (check === stdioCheck ? McpStdioServerSchema : McpRemoteServerSchema).properties))
-            .join(", ")})`
-        : "";
-    errors.push(`${key}${keyPath(first?.instancePath ?? "")} ${first?.message ?? "is invalid"}${extra}`);
+    // `additionalProperties: false` reports an unknown key as "schema is false" at that key's path.
+    const message = first?.keyword === "boolean" ? "is not a known key" : (first?.message ?? "is invalid");
+    errors.push(`${key}${keyPath(first?.instancePath ?? "")} ${message}`);
   }
   return { servers, errors };
 }
