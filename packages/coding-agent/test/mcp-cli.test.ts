@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliFixture, makeFixture } from "./cli-helpers/fixture.js";
 import { type ChatRequestBody, lastUserText, type MockServer, startMockOpenAI } from "./cli-helpers/mock-openai.js";
+import { startRpc } from "./cli-helpers/rpc-client.js";
 import { runCli } from "./cli-helpers/spawn-cli.js";
 import { EVERYTHING } from "./mcp-helpers/servers.js";
 
@@ -44,6 +45,12 @@ beforeAll(async () => {
     if (last.role === "tool") return { text: `tool said: ${JSON.stringify(last.content)}` };
     if (user.includes("add numbers"))
       return { toolCalls: [{ name: "mcp__everything__get-sum", arguments: { a: 2, b: 3 } }] };
+    if (user.includes("long job"))
+      return {
+        toolCalls: [
+          { name: "mcp__everything__trigger-long-running-operation", arguments: { duration: 0.9, steps: 3 } },
+        ],
+      };
     if (user.includes("echo secret"))
       return { toolCalls: [{ name: "mcp__everything__echo", arguments: { message: "my secret" } }] };
     return { text: `Echo: ${user}` };
@@ -122,6 +129,23 @@ describe("MCP in the CLI", () => {
     } finally {
       writeFileSync(join(fx.project, ".tiller", "extensions", "guard.ts"), "export default () => {};");
     }
+  }, 120_000);
+
+  it("rpc mode: an MCP tool's progress notifications arrive as tool_execution_update events", async () => {
+    const rpc = startRpc(["--no-session", "--trust-mcp"], { cwd: fx.project, env: fx.env });
+    try {
+      rpc.send({ id: "p1", type: "prompt", message: "long job" });
+      const update = await rpc.waitFor(
+        (l) => l.type === "tool_execution_update" && l.toolName === "mcp__everything__trigger-long-running-operation",
+        "a progress update",
+      );
+      expect(JSON.stringify(update.partialResult)).toContain("progress 1/3");
+      const end = await rpc.waitFor((l) => l.type === "agent_end", "the run to end");
+      expect(JSON.stringify(end)).toContain("Long running operation completed");
+    } finally {
+      expect(await rpc.close()).toBe(0);
+    }
+    expect(markedProcesses()).toEqual([]);
   }, 120_000);
 
   it("tiller mcp list shows each server's state, tools and errors", async () => {
