@@ -108,30 +108,64 @@ export function fingerprintServer(config: McpServerConfig): string {
     .slice(0, 16);
 }
 
+export interface ResolveMcpServersOptions {
+  /** Where the servers were read (named in errors and kept in each definition). */
+  file: string;
+  scope: McpServerScope;
+  /** How the key is spelled in that file: `mcpServers`, or `mcp.servers` in the gateway's tiller.json. */
+  key: string;
+  /** Folder that relative `cwd` entries are resolved against. */
+  root: string;
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Validates one `mcpServers` object and expands its variables. Returns the definitions and one error per server
+ * left out (named by file and key). The gateway reads `mcp.servers` of tiller.json through this too.
+ */
+export function resolveMcpServers(raw: unknown, o: ResolveMcpServersOptions): McpConfigResult {
+  const env = o.env ?? process.env;
+  const errors: string[] = [];
+  const out: McpServerDefinition[] = [];
+  const { servers, errors: problems } = validateMcpServers(raw, o.key);
+  for (const p of problems) errors.push(`${o.file}: ${p}`);
+  for (const [name, entry] of Object.entries(servers)) {
+    const missing: string[] = [];
+    const config = expandDeep(entry, env, missing);
+    if (missing.length > 0) {
+      errors.push(
+        `${o.file}: ${o.key}.${name} uses ${[...new Set(missing)].map((m) => `\${${m}}`).join(", ")}, not set in the environment`,
+      );
+      continue;
+    }
+    if ("command" in config && config.cwd !== undefined) config.cwd = resolve(o.root, config.cwd);
+    out.push({
+      name,
+      config,
+      scope: o.scope,
+      file: o.file,
+      projectRoot: o.root,
+      fingerprint: fingerprintServer(entry),
+    });
+  }
+  return { servers: out, errors };
+}
+
 /** Reads every config file and returns the servers, highest-precedence definition per name. Never throws. */
 export function loadMcpConfig(options: LoadMcpConfigOptions): McpConfigResult {
-  const env = options.env ?? process.env;
   const cwd = resolve(options.cwd);
   const errors: string[] = [];
   const byName = new Map<string, McpServerDefinition>();
   for (const { file, scope, key } of mcpConfigFiles(cwd, options.home)) {
     const json = readJson(file, errors);
     if (!json || json[key] === undefined) continue;
-    const { servers, errors: problems } = validateMcpServers(json[key], key);
-    for (const p of problems) errors.push(`${file}: ${p}`);
-    for (const [name, raw] of Object.entries(servers)) {
-      const missing: string[] = [];
-      const config = expandDeep(raw, env, missing);
-      if (missing.length > 0) {
-        errors.push(
-          `${file}: ${key}.${name} uses ${[...new Set(missing)].map((m) => `\${${m}}`).join(", ")}, not set in the environment`,
-        );
-        byName.delete(name);
-        continue;
-      }
-      if ("command" in config && config.cwd !== undefined) config.cwd = resolve(cwd, config.cwd);
-      byName.set(name, { name, config, scope, file, projectRoot: cwd, fingerprint: fingerprintServer(raw) });
+    const resolved = resolveMcpServers(json[key], { file, scope, key, root: cwd, env: options.env ?? process.env });
+    errors.push(...resolved.errors);
+    // A later file's broken entry still hides the earlier one of that name: the user meant to replace it.
+    if (json[key] && typeof json[key] === "object") {
+      for (const name of Object.keys(json[key] as object)) byName.delete(name);
     }
+    for (const d of resolved.servers) byName.set(d.name, d);
   }
   return { servers: [...byName.values()], errors };
 }

@@ -4,16 +4,9 @@
  * with exponential backoff after a crash or a failed start. A problem is reported once per outage; calls made
  * while the server is down get a clear error (or wait for a restart that is already under way).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  type CallToolResult,
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
-  type Progress,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { loadMcpSdk, type McpSdk } from "./sdk.js";
 import { createTransport, type OpenedTransport, shouldFallBackToSse, transportKind } from "./transport.js";
 import type { McpClientOptions, McpEvent, McpServerDefinition, McpServerState, McpServerStatus } from "./types.js";
 
@@ -87,6 +80,8 @@ export class McpConnection {
   private appliedSeq = 0;
   private waiters: (() => void)[] = [];
   private readonly options: Required<McpClientOptions>;
+  /** Set by the first connection attempt; every later use of SDK values happens after one. */
+  private sdk: McpSdk | undefined;
 
   constructor(
     readonly definition: McpServerDefinition,
@@ -168,19 +163,21 @@ export class McpConnection {
     try {
       await this.open(kind);
     } catch (err) {
-      if (kind !== "http" || !shouldFallBackToSse(err) || this.stopping) throw err;
+      if (kind !== "http" || !this.sdk || !shouldFallBackToSse(this.sdk, err) || this.stopping) throw err;
       await this.open("sse");
     }
   }
 
   private async open(kind: "stdio" | "http" | "sse"): Promise<void> {
-    const opened = createTransport(this.definition.config, kind);
-    const client = new Client(this.options.clientInfo, { capabilities: {} });
+    const sdk = await loadMcpSdk();
+    this.sdk = sdk;
+    const opened = createTransport(sdk, this.definition.config, kind);
+    const client = new sdk.Client(this.options.clientInfo, { capabilities: {} });
     client.onclose = () => this.onClosed(client);
     // Transport errors (a line of garbage on stdout, a dropped event stream) are not fatal on their own; a
     // request they break times out or fails, and a dead process closes the connection.
     client.onerror = () => {};
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
       void this.refreshTools(client);
     });
     this.client = client;
@@ -228,7 +225,9 @@ export class McpConnection {
     const cfg = this.definition.config;
     if (e?.code === "ENOENT" && "command" in cfg) return `command not found: ${cfg.command}`;
     let text = messageOf(err);
-    if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) text = "exited during start-up";
+    const sdk = this.sdk;
+    if (sdk && err instanceof sdk.McpError && err.code === sdk.ErrorCode.ConnectionClosed)
+      text = "exited during start-up";
     const tail = this.opened?.stderrTail();
     return tail ? `${text}: ${tail.split("\n").slice(-3).join(" | ")}` : text;
   }
@@ -297,7 +296,7 @@ export class McpConnection {
     const client = await this.ready(options.signal);
     const timeout = this.callTimeout;
     try {
-      return (await client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+      return (await client.callTool({ name: tool, arguments: args }, this.sdk?.CallToolResultSchema, {
         timeout,
         // A server reporting progress is alive: each notification restarts the timeout.
         resetTimeoutOnProgress: true,
@@ -312,13 +311,14 @@ export class McpConnection {
   private describeCallError(err: unknown, tool: string, timeout: number, signal: AbortSignal | undefined): Error {
     const server = `MCP server "${this.name}"`;
     if (signal?.aborted) return new Error(`MCP tool ${tool} on server "${this.name}" aborted`);
-    if (err instanceof McpError) {
-      if (err.code === ErrorCode.RequestTimeout) {
+    const sdk = this.sdk;
+    if (sdk && err instanceof sdk.McpError) {
+      if (err.code === sdk.ErrorCode.RequestTimeout) {
         return new Error(
           `${server} did not answer ${tool} within ${seconds(timeout)} (timeout; raise "timeout" in its entry if the tool needs longer)`,
         );
       }
-      if (err.code === ErrorCode.ConnectionClosed) {
+      if (err.code === sdk.ErrorCode.ConnectionClosed) {
         return new Error(
           `${server} stopped during the call to ${tool} (${this.error ?? "connection closed"}); it is being restarted`,
         );

@@ -3,11 +3,9 @@
  * entry tries streamable HTTP first and falls back to HTTP+SSE when the server answers the first POST with a
  * 4xx status (what an SSE-only server does), as the MCP spec's backwards-compatibility section describes.
  */
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "./config-schema.js";
+import type { McpSdk } from "./sdk.js";
 
 /** Most recent stderr a stdio server wrote, kept to explain a failed start or a crash. */
 const STDERR_TAIL = 2000;
@@ -26,10 +24,10 @@ export function transportKind(config: McpServerConfig): "stdio" | "http" | "sse"
 }
 
 /** Creates (does not start) the transport for an entry; `kind` overrides `http` for the SSE fallback. */
-export function createTransport(config: McpServerConfig, kind = transportKind(config)): OpenedTransport {
+export function createTransport(sdk: McpSdk, config: McpServerConfig, kind = transportKind(config)): OpenedTransport {
   if ("command" in config) {
     let tail = "";
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: config.command,
       args: config.args ?? [],
       // The user's environment, as a shell would give it, plus the entry's variables.
@@ -46,7 +44,7 @@ export function createTransport(config: McpServerConfig, kind = transportKind(co
   const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
   const transport =
     kind === "sse"
-      ? new SSEClientTransport(url, {
+      ? new sdk.SSEClientTransport(url, {
           requestInit,
           // The GET that opens the event stream needs the headers too (auth tokens).
           eventSourceInit: {
@@ -54,13 +52,13 @@ export function createTransport(config: McpServerConfig, kind = transportKind(co
               fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }),
           },
         })
-      : new StreamableHTTPClientTransport(url, { requestInit });
+      : new sdk.StreamableHTTPClientTransport(url, { requestInit });
   return { transport, kind, stderrTail: () => "", pid: () => undefined };
 }
 
 /** Whether a failed streamable-HTTP connect means "this is an old HTTP+SSE server": a 4xx other than auth. */
-export function shouldFallBackToSse(error: unknown): boolean {
-  if (!(error instanceof StreamableHTTPError)) return false;
+export function shouldFallBackToSse(sdk: McpSdk, error: unknown): boolean {
+  if (!(error instanceof sdk.StreamableHTTPError)) return false;
   const code = error.code ?? 0;
   return code >= 400 && code < 500 && code !== 401 && code !== 403;
 }

@@ -75,6 +75,7 @@ function status(ctx: MethodContext): unknown {
     lanes: core.lanes.busy(),
     sessions: core.store.count(),
     recoveredInterruptedRuns: core.recovered.length,
+    mcp: core.mcp?.status() ?? { servers: [], errors: [] },
   };
 }
 

@@ -10,6 +10,7 @@
 import type { TillerConfig } from "../config/config-types.js";
 import type { ModelRegistry } from "../config/models-config.js";
 import { createInternalHookEvent, type InternalHookRegistry, loadInternalHooks } from "../hooks/internal-hooks.js";
+import { type GatewayMcp, startGatewayMcp } from "../mcp/gateway-mcp.js";
 import type { BlockStreamingOptions } from "../reply/reply-shaper.js";
 import type { SessionFactory } from "../run/embedded-session.js";
 import type { RunContext, RunExtension, RunRequest } from "../run/run-types.js";
@@ -30,12 +31,16 @@ export interface ShapingCoreAccess {
   };
   submit(req: RunRequest): boolean;
   models: ModelRegistry;
+  /** Set by `attach`: the MCP servers, shown by `status` and stopped by the core's shutdown. */
+  mcp?: GatewayMcp;
 }
 
 export interface GatewayShaping {
   plugins: PluginRegistry;
   hooks: HookRunner;
   internalHooks: InternalHookRegistry;
+  /** MCP servers from `mcp.servers` (connected by `loadGatewayShaping`). */
+  mcp: GatewayMcp;
   /** Pass as `GatewayServer.start({ runner })`. */
   runner: { extensions: RunExtension[]; sessionFactory?: SessionFactory };
   /** Gives the tool engine and the gateway tools access to the core (call right after the server starts). */
@@ -92,6 +97,7 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
   const internalHooks = await loadInternalHooks({ home: config.home, config: config.raw, logger });
   const hooks = plugins.createHookRunner(logger);
   for (const p of plugins.plugins) log(`[plugins] loaded ${p.id} (${p.hookCount} hooks) from ${p.source}`);
+  const mcp = await startGatewayMcp(config, log);
 
   const raw = config.raw;
   // Runs use the tool engine (AgentSession: coding tools in the agent's workspace, threshold compaction)
@@ -134,6 +140,7 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
     models: () => core?.models,
     tools,
     gatewayTools,
+    mcpTools: () => mcp.tools(),
     blockStreaming: readBlockStreaming(defaults),
     reasoning,
     enforceFinalTag: defaults.enforceFinalTag === true,
@@ -153,9 +160,11 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
     plugins,
     hooks,
     internalHooks,
+    mcp,
     runner: { extensions: [extension], ...(sessionFactory ? { sessionFactory } : {}) },
     attach(c) {
       core = c;
+      c.mcp = mcp;
     },
     async gatewayStarted(port) {
       await hooks.runObserver("gateway_start", { port });
