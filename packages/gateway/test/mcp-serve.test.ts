@@ -4,6 +4,8 @@
  * streamed as progress notifications), abort a run (by the abort_run tool and by cancelling the call).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,6 +15,7 @@ import type { MockServer } from "../../ai/test/helpers/mock-server.js";
 import { type GatewayProc, makeHome, ROOT, removeHome, spawnGateway, startMockProvider } from "./gateway-harness.js";
 
 const SERVE_CLI = join(ROOT, "packages/gateway/src/mcp/mcp-serve-command.ts");
+const TILLER_CLI = join(ROOT, "packages/coding-agent/src/cli.ts");
 const SOURCE = ["--conditions=tiller-source", "--import", "tsx", SERVE_CLI, "serve"];
 
 let mock: MockServer;
@@ -135,6 +138,42 @@ describe("tiller mcp serve over stdio", () => {
       { timeout: 60_000 },
     );
     expect(textOf(r)).toBe(expectedReply("after cancel"));
+  }, 90_000);
+});
+
+describe("tiller mcp serve through the tiller CLI", () => {
+  it("`tiller mcp serve` runs tiller-mcp git-style (found on PATH) and serves the gateway to an SDK client", async () => {
+    // A tiller-mcp on PATH that runs this checkout's source (node_modules/.bin has one after npm install).
+    const bin = mkdtempSync(join(tmpdir(), "tiller-mcp-bin-"));
+    const shim = join(bin, "tiller-mcp");
+    writeFileSync(
+      shim,
+      `#!/bin/sh\nexec '${process.execPath}' ${SOURCE.slice(0, -1)
+        .map((a) => `'${a}'`)
+        .join(" ")} "$@"\n`,
+    );
+    chmodSync(shim, 0o755);
+    const client = new Client({ name: "cli-client", version: "1.0.0" });
+    try {
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ["--conditions=tiller-source", "--import", "tsx", TILLER_CLI, "mcp", "serve", "--url", gw.url],
+          cwd: ROOT,
+          env: { ...(process.env as Record<string, string>), TILLER_HOME: home, PATH: `${bin}:${process.env.PATH}` },
+          stderr: "pipe",
+        }),
+      );
+      const r = await client.callTool(
+        { name: "send_message", arguments: { sessionKey: "mcp-cli", message: "via tiller" } },
+        undefined,
+        { timeout: 60_000 },
+      );
+      expect(textOf(r)).toBe(expectedReply("via tiller"));
+    } finally {
+      await client.close();
+      rmSync(bin, { recursive: true, force: true });
+    }
   }, 90_000);
 });
 
