@@ -134,7 +134,13 @@ describe("MCP servers in the gateway", () => {
   it("status lists the servers; a missing command is failed and logged once, the gateway serves anyway", async () => {
     const { client } = await connectClient(gw.url, { scopes: ["operator.read"] });
     try {
-      const status: any = await client.request("status", {});
+      // The gateway listens before its MCP servers are up; status shows them connecting, then connected.
+      let status: any;
+      const settled = async () => {
+        status = await client.request("status", {});
+        return status.mcp.servers.every((s: any) => s.state !== "connecting");
+      };
+      for (let i = 0; i < 300 && !(await settled()); i++) await new Promise((r) => setTimeout(r, 100));
       const byName = Object.fromEntries(status.mcp.servers.map((s: any) => [s.name, s]));
       expect(byName.everything).toMatchObject({ state: "connected", transport: "stdio" });
       expect(byName.everything.tools).toContain("mcp__everything__get-sum");

@@ -14,8 +14,11 @@ type AnyTool = AgentTool<any, any>;
 
 /** What the gateway holds: the tools for runs, the state for `status`, and stop for shutdown. */
 export interface GatewayMcp {
-  /** The servers' current tools (empty when none are configured). */
-  tools(): AnyTool[];
+  /**
+   * The servers' current tools (empty when none are configured). Waits for the servers' first connection
+   * attempt, so the first run after start-up already has them.
+   */
+  tools(): Promise<AnyTool[]>;
   /** One entry per configured server, plus the configuration errors. */
   status(): { servers: McpServerStatus[]; errors: string[] };
   stop(): Promise<void>;
@@ -24,13 +27,14 @@ export interface GatewayMcp {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const NONE: GatewayMcp = { tools: () => [], status: () => ({ servers: [], errors: [] }), stop: async () => {} };
+const NONE: GatewayMcp = { tools: async () => [], status: () => ({ servers: [], errors: [] }), stop: async () => {} };
 
 /**
- * Reads `mcp.servers`, connects every server (each within its start-up timeout) and resolves once each one is
- * connected or has failed its first attempt — a broken server never stops the gateway from starting.
+ * Reads `mcp.servers` and starts connecting every server (each within its start-up timeout) without waiting:
+ * the gateway listens at once, and a run waits for the servers' first attempt only when it builds its tools. A
+ * broken server never stops the gateway from starting.
  */
-export async function startGatewayMcp(config: TillerConfig, log: (line: string) => void): Promise<GatewayMcp> {
+export function startGatewayMcp(config: TillerConfig, log: (line: string) => void): GatewayMcp {
   const mcp = config.raw.mcp;
   if (mcp === undefined) return NONE;
   const { servers, errors } = resolveMcpServers(isObj(mcp) ? mcp.servers : mcp, {
@@ -46,13 +50,17 @@ export async function startGatewayMcp(config: TillerConfig, log: (line: string) 
     if (e.type === "mcp_server_problem") log(`[mcp] server "${e.server}": ${e.message}`);
     else if (e.type === "mcp_server_recovered") log(`[mcp] server "${e.server}" is back`);
   });
-  await manager.start();
-  const up = manager.status().filter((s) => s.state === "connected");
-  log(
-    `[mcp] ${up.length}/${servers.length} servers connected (${up.map((s) => `${s.name}: ${s.tools.length} tools`).join(", ")})`,
-  );
+  const started = manager.start().then(() => {
+    const up = manager.status().filter((s) => s.state === "connected");
+    log(
+      `[mcp] ${up.length}/${servers.length} servers connected (${up.map((s) => `${s.name}: ${s.tools.length} tools`).join(", ")})`,
+    );
+  });
   return {
-    tools: () => manager.tools(),
+    tools: async () => {
+      await started;
+      return manager.tools();
+    },
     status: () => ({ servers: manager.status(), errors }),
     stop: () => manager.stop(),
   };

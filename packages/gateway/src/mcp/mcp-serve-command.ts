@@ -7,6 +7,7 @@
  * from --token, $TILLER_GATEWAY_TOKEN or tiller.json). HTTP needs a bearer token (--http-token or
  * $TILLER_MCP_TOKEN), binds 127.0.0.1 by default, and prints `mcp listening http://HOST:PORT/mcp` on stdout.
  */
+import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gatewayUrl, int, parseArgs, str } from "../cli/args.js";
@@ -23,8 +24,10 @@ const HELP = `Usage:
 Tools: sessions_list, session_history, send_message (reply streamed as progress), abort_run.`;
 
 function bearerOk(req: IncomingMessage, token: string): boolean {
-  const h = req.headers.authorization ?? "";
-  return h === `Bearer ${token}`;
+  const given = Buffer.from(req.headers.authorization ?? "");
+  const wanted = Buffer.from(`Bearer ${token}`);
+  // Constant-time comparison: the token is the only thing guarding the gateway here.
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
 async function serveHttp(link: GatewayLink, port: number, bind: string, token: string): Promise<() => Promise<void>> {

@@ -97,7 +97,7 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
   const internalHooks = await loadInternalHooks({ home: config.home, config: config.raw, logger });
   const hooks = plugins.createHookRunner(logger);
   for (const p of plugins.plugins) log(`[plugins] loaded ${p.id} (${p.hookCount} hooks) from ${p.source}`);
-  const mcp = await startGatewayMcp(config, log);
+  const mcp = startGatewayMcp(config, log);
 
   const raw = config.raw;
   // Runs use the tool engine (AgentSession: coding tools in the agent's workspace, threshold compaction)

@@ -63,9 +63,12 @@ export interface GatewayRunExtensionOptions {
   tools?: boolean;
   /** Capabilities of the gateway tools (message, sessions…). */
   gatewayTools?: (ctx: RunContext) => GatewayToolDeps;
-  /** The MCP servers' current tools (mcp.servers); they take the plugin tools' place in the pipeline. */
+  /**
+   * The MCP servers' current tools (mcp.servers), resolved once the servers have started; they take the plugin
+   * tools' place in the pipeline.
+   */
   // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas and details.
-  mcpTools?: () => AgentTool<any, any>[];
+  mcpTools?: () => Promise<AgentTool<any, any>[]>;
   blockStreaming?: BlockStreamingOptions;
   reasoning?: "off" | "on" | "stream";
   enforceFinalTag?: boolean;
@@ -235,7 +238,7 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
           gatewayTools: o.gatewayTools
             ? createGatewayTools({ ...o.gatewayTools(ctx), hooks, hookContext: st.hookContext })
             : [],
-          pluginTools: [...(o.plugins?.tools ?? []), ...(o.mcpTools?.() ?? [])],
+          pluginTools: [...(o.plugins?.tools ?? []), ...((await o.mcpTools?.()) ?? [])],
           hooks,
           hookContext: st.hookContext,
           signal: ctx.signal,
