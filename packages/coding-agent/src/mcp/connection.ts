@@ -228,6 +228,11 @@ export class McpConnection {
     const sdk = this.sdk;
     if (sdk && err instanceof sdk.McpError && err.code === sdk.ErrorCode.ConnectionClosed)
       text = "exited during start-up";
+    // The SDK's own request timeout and ours say the same thing: no valid answer in time.
+    const timedOut = sdk && err instanceof sdk.McpError && err.code === sdk.ErrorCode.RequestTimeout;
+    if (timedOut || text.startsWith("did not start")) {
+      text = `did not start within ${seconds(this.startupTimeout)} (no valid answer to initialize or tools/list)`;
+    }
     const tail = this.opened?.stderrTail();
     return tail ? `${text}: ${tail.split("\n").slice(-3).join(" | ")}` : text;
   }
@@ -238,7 +243,9 @@ export class McpConnection {
     const permanent = (err as NodeJS.ErrnoException)?.code === "ENOENT";
     if (permanent || this.failedAttempts >= this.options.maxRestartAttempts) {
       this.report(message);
-      this.error = permanent ? message : `${message} (gave up after ${this.failedAttempts} attempts)`;
+      this.error = permanent
+        ? message
+        : `${message} (gave up after ${this.failedAttempts} attempt${this.failedAttempts === 1 ? "" : "s"})`;
       this.setState("failed");
       return;
     }
