@@ -26,6 +26,7 @@ function requestsFor(text: string): ChatRequestBody[] {
 /** Processes whose command line holds the marker argument given to the test's MCP server. */
 function markedProcesses(): number[] {
   const out: number[] = [];
+  if (!existsSync("/proc")) return out; // no /proc (macOS): nothing to scan
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");

@@ -16,7 +16,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type McpEvent, McpManager } from "../src/mcp/index.js";
 import { buildToolPipeline } from "../src/tools/index.js";
-import { DYNAMIC, definition, everythingStdio, GARBAGE, waitFor } from "./mcp-helpers/servers.js";
+import { DYNAMIC, definition, everythingStdio, GARBAGE, startEverythingHttp, waitFor } from "./mcp-helpers/servers.js";
 import { processAlive, tempDir } from "./tool-helpers.js";
 
 let faux: FauxProviderRegistration;
@@ -105,6 +105,34 @@ describe("MCP failures", () => {
       ]);
     } finally {
       await manager.stop();
+    }
+  }, 90_000);
+
+  it("a remote server that goes away: a clear error, then the client reconnects when it is back", async () => {
+    let http = await startEverythingHttp("streamableHttp");
+    const port = new URL(http.url).port;
+    const events: McpEvent[] = [];
+    const manager = new McpManager([definition("remote", { type: "http", url: http.url })], {
+      restartBaseDelayMs: 200,
+      restartMaxDelayMs: 500,
+      maxRestartAttempts: 50,
+    });
+    manager.subscribe((e) => events.push(e));
+    try {
+      await manager.start();
+      const echo = manager.tools().find((t) => t.name === "mcp__remote__echo")!;
+      expect((await echo.execute("1", { message: "one" })).content).toEqual([{ type: "text", text: "Echo: one" }]);
+      await http.close();
+      await expect(echo.execute("2", { message: "two" })).rejects.toThrow(/MCP server "remote"/);
+      await waitFor(() => manager.status()[0]!.state !== "connected", "the loss to be noticed");
+      http = await startEverythingHttp("streamableHttp", Number(port));
+      await waitFor(() => manager.status()[0]!.state === "connected", "the reconnection");
+      expect((await echo.execute("3", { message: "three" })).content).toEqual([{ type: "text", text: "Echo: three" }]);
+      expect(events.filter((e) => e.type === "mcp_server_problem")).toHaveLength(1);
+      expect(events.some((e) => e.type === "mcp_server_recovered")).toBe(true);
+    } finally {
+      await manager.stop();
+      await http.close();
     }
   }, 90_000);
 

@@ -49,6 +49,7 @@ function script(body: any): MockReply {
 }
 
 function markedProcesses(): number[] {
+  if (!existsSync("/proc")) return []; // no /proc (macOS): nothing to scan
   return readdirSync("/proc")
     .filter((p) => /^\d+$/.test(p))
     .filter((pid) => {

@@ -48,8 +48,9 @@ export async function freePort(): Promise<number> {
 /** server-everything in its HTTP modes (`streamableHttp` serves /mcp, `sse` serves /sse + /message). */
 export async function startEverythingHttp(
   mode: "streamableHttp" | "sse",
+  fixedPort?: number,
 ): Promise<{ url: string; child: ChildProcess; close: () => Promise<void> }> {
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const child = spawn(process.execPath, [EVERYTHING, mode], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
