@@ -3,6 +3,7 @@
  * are in the first model request, extension hooks and `--tools` apply to them, `tiller mcp list` reports the
  * servers, and no server process outlives the CLI.
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliFixture, makeFixture } from "./cli-helpers/fixture.js";
 import { type ChatRequestBody, lastUserText, type MockServer, startMockOpenAI } from "./cli-helpers/mock-openai.js";
 import { startRpc } from "./cli-helpers/rpc-client.js";
-import { runCli } from "./cli-helpers/spawn-cli.js";
-import { EVERYTHING } from "./mcp-helpers/servers.js";
+import { CLI_COMMAND, runCli } from "./cli-helpers/spawn-cli.js";
+import { EVERYTHING, waitFor } from "./mcp-helpers/servers.js";
 
 let server: MockServer;
 let fx: CliFixture;
@@ -46,6 +47,12 @@ beforeAll(async () => {
     if (last.role === "tool") return { text: `tool said: ${JSON.stringify(last.content)}` };
     if (user.includes("add numbers"))
       return { toolCalls: [{ name: "mcp__everything__get-sum", arguments: { a: 2, b: 3 } }] };
+    if (user.includes("endless job"))
+      return {
+        toolCalls: [
+          { name: "mcp__everything__trigger-long-running-operation", arguments: { duration: 60, steps: 60 } },
+        ],
+      };
     if (user.includes("long job"))
       return {
         toolCalls: [
@@ -147,6 +154,28 @@ describe("MCP in the CLI", () => {
       expect(await rpc.close()).toBe(0);
     }
     expect(markedProcesses()).toEqual([]);
+  }, 120_000);
+
+  it("a tiller process killed with SIGKILL mid-call leaves no MCP server behind (they exit on stdin EOF)", async () => {
+    const child = spawn(
+      CLI_COMMAND[0]!,
+      [...CLI_COMMAND.slice(1), "-p", "--no-session", "--trust-mcp", "endless job"],
+      {
+        cwd: fx.project,
+        env: { ...process.env, ...fx.env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const exited = new Promise((r) => child.once("exit", r));
+    try {
+      await waitFor(() => markedProcesses().length > 0, "the MCP server to start", 60_000);
+      // The run is under way (the model has been asked; its answer starts the endless call).
+      await waitFor(() => requestsFor("endless job").length > 0, "the model request", 60_000);
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+    await waitFor(() => markedProcesses().length === 0, "the orphaned server to exit", 20_000);
   }, 120_000);
 
   it("tiller mcp list shows each server's state, tools and errors", async () => {
