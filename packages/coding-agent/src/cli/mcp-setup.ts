@@ -5,7 +5,7 @@
  */
 import type { AgentTool } from "@tiller/agent";
 import type { AgentSession } from "../agent-session/index.js";
-import { mayHaveMcpServers } from "../mcp/config.js";
+import { mayHaveMcpServers } from "../mcp/config-files.js";
 import type { McpManager } from "../mcp/manager.js";
 import type { McpServerDefinition } from "../mcp/types.js";
 import { matchesToolPattern } from "../tools/pipeline.js";

@@ -6,9 +6,9 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { getTillerPaths } from "../home.js";
+import { resolve } from "node:path";
 import { stripJsonc } from "../models/models-json.js";
+import { mcpConfigFiles } from "./config-files.js";
 import { type McpServerConfig, validateMcpServers } from "./config-schema.js";
 import type { McpServerDefinition, McpServerScope } from "./types.js";
 
@@ -25,28 +25,6 @@ export interface McpConfigResult {
   servers: McpServerDefinition[];
   /** One line per problem, naming the file and key; the server concerned is left out. */
   errors: string[];
-}
-
-/** The config files that may hold MCP servers, lowest precedence first. */
-export function mcpConfigFiles(cwd: string, home: string): { file: string; scope: McpServerScope; key: string }[] {
-  return [
-    { file: getTillerPaths(home).settings, scope: "user", key: "mcpServers" },
-    { file: join(cwd, ".mcp.json"), scope: "project", key: "mcpServers" },
-    { file: join(cwd, ".tiller", "settings.json"), scope: "project", key: "mcpServers" },
-  ];
-}
-
-/** Cheap check (no parsing) used to keep MCP code off the start-up path of projects without servers. */
-export function mayHaveMcpServers(cwd: string, home: string): boolean {
-  for (const { file } of mcpConfigFiles(cwd, home)) {
-    if (!existsSync(file)) continue;
-    try {
-      if (readFileSync(file, "utf8").includes("mcpServers")) return true;
-    } catch {
-      // unreadable: reported by the full load
-    }
-  }
-  return false;
 }
 
 function readJson(file: string, errors: string[]): Record<string, unknown> | undefined {

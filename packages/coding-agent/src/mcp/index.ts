@@ -1,4 +1,5 @@
 export * from "./config.js";
+export * from "./config-files.js";
 export * from "./config-schema.js";
 export { MCP_DEFAULTS } from "./connection.js";
 export * from "./manager.js";
