@@ -87,11 +87,38 @@ describe("server-everything over stdio", () => {
     expect(text(r[3]!)).toContain("Invalid resourceId");
     // Arguments that do not fit the server's schema never reach it: the agent's validation answers.
     expect(r[4]!.isError).toBe(true);
-    expect(text(r[4]!)).toMatch(/a/);
+    expect(text(r[4]!)).toContain('Validation failed for tool "mcp__everything__get-sum"');
     expect(text(r[4]!)).not.toContain("MCP error");
     // An embedded text resource becomes text headed by its URI.
     expect(r[5]!.isError).toBe(false);
     expect(text(r[5]!)).toMatch(/\[resource demo:\/\/resource\/dynamic\/text\/2 \(text\/plain\)\]\n/);
+  }, 60_000);
+
+  it("resource links become notes; structured content is kept in details; an enum outside the schema is refused", async () => {
+    const tools = buildToolPipeline({ base: [], extra: manager.tools(), provider: faux.api });
+    faux.setResponses([
+      fauxAssistantMessage([
+        fauxToolCall("mcp__everything__get-resource-links", { count: 2 }),
+        fauxToolCall("mcp__everything__get-structured-content", { location: "Chicago" }),
+        fauxToolCall("mcp__everything__get-structured-content", { location: "Paris" }),
+      ]),
+      fauxAssistantMessage("done"),
+    ]);
+    const agent = new Agent({ initialState: { model: faux.getModel(), tools } });
+    await agent.prompt("links and weather");
+    const r = results(agent);
+    expect(text(r[0]!)).toContain("Here are 2 resource links");
+    expect(text(r[0]!).match(/\[resource link: /g)).toHaveLength(2);
+    expect(r[1]!.isError).toBe(false);
+    expect(r[1]!.details).toMatchObject({
+      server: "everything",
+      tool: "get-structured-content",
+      structuredContent: { temperature: 36, conditions: "Light rain / drizzle", humidity: 82 },
+    });
+    // "Paris" is not in the server's enum: the agent's validation of the MCP schema answers, the server is not asked.
+    expect(r[2]!.isError).toBe(true);
+    expect(text(r[2]!)).toContain('Validation failed for tool "mcp__everything__get-structured-content"');
+    expect(text(r[2]!)).toContain("location");
   }, 60_000);
 
   it("a deny policy removes an MCP tool; an extension's tool_call guard blocks one like a built-in", async () => {
