@@ -136,6 +136,30 @@ describe("MCP failures", () => {
     }
   }, 90_000);
 
+  it("garbage mid-session: a stray line on stdout is ignored, a malformed result is a clear error, the server goes on", async () => {
+    const manager = new McpManager([definition("dyn", { command: process.execPath, args: [DYNAMIC] })]);
+    try {
+      await manager.start();
+      const tools = buildToolPipeline({ base: [], extra: manager.tools(), provider: faux.api });
+      faux.setResponses([
+        fauxAssistantMessage(fauxToolCall("mcp__dyn__spew", {})),
+        fauxAssistantMessage(fauxToolCall("mcp__dyn__bad_result", {})),
+        fauxAssistantMessage(fauxToolCall("mcp__dyn__spew", {})),
+        fauxAssistantMessage("done"),
+      ]);
+      const agent = new Agent({ initialState: { model: faux.getModel(), tools } });
+      await agent.prompt("go");
+      const r = results(agent);
+      expect(text(r[0]!)).toBe("answered after garbage");
+      expect(r[1]!.isError).toBe(true);
+      expect(text(r[1]!)).toMatch(/^MCP server "dyn" (failed on|rejected) bad_result: /);
+      expect(text(r[2]!)).toBe("answered after garbage");
+      expect(manager.status()[0]!.state).toBe("connected");
+    } finally {
+      await manager.stop();
+    }
+  }, 60_000);
+
   it("a tool that hangs past its timeout returns a timeout error; a garbage-speaking server fails its start-up", async () => {
     const manager = new McpManager(
       [
@@ -207,7 +231,12 @@ describe("MCP failures", () => {
     manager.subscribe((e) => events.push(e));
     try {
       await manager.start();
-      expect(manager.tools().map((t) => t.name)).toEqual(["mcp__dyn__add_tool", "mcp__dyn__wait_forever"]);
+      expect(manager.tools().map((t) => t.name)).toEqual([
+        "mcp__dyn__add_tool",
+        "mcp__dyn__wait_forever",
+        "mcp__dyn__spew",
+        "mcp__dyn__bad_result",
+      ]);
       const tools = () => buildToolPipeline({ base: [], extra: manager.tools(), provider: faux.api });
       faux.setResponses([
         fauxAssistantMessage(fauxToolCall("mcp__dyn__add_tool", { name: "fresh" })),

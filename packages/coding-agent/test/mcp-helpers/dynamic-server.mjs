@@ -1,6 +1,7 @@
-// A small MCP server on the official SDK, for the two behaviours the reference servers cannot trigger on
-// demand: adding a tool at run time (notifications/tools/list_changed) and observing a client's
-// notifications/cancelled. Each cancellation it sees is appended to the file named by $CANCEL_LOG.
+// A small MCP server on the official SDK, for behaviours the reference servers cannot trigger on demand: adding
+// a tool at run time (notifications/tools/list_changed), observing a client's notifications/cancelled, and
+// garbage (a stray non-JSON line on stdout, a result that breaks the protocol). Each cancellation it sees is
+// appended to the file named by $CANCEL_LOG.
 import { appendFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -28,5 +29,14 @@ server.registerTool("wait_forever", { description: "Never answers until cancelle
   });
   return { content: [{ type: "text", text: "cancelled" }] };
 });
+
+server.registerTool("spew", { description: "Writes a line of garbage to stdout, then answers." }, async () => {
+  process.stdout.write("garbage that is not JSON-RPC\n");
+  return { content: [{ type: "text", text: "answered after garbage" }] };
+});
+
+server.registerTool("bad_result", { description: "Answers with a result that breaks the protocol." }, async () => ({
+  content: [{ type: "no-such-content", payload: 1 }],
+}));
 
 await server.connect(new StdioServerTransport());
