@@ -3,7 +3,7 @@
  * with backoff), a tool that hangs past its timeout, a server that answers garbage; abort sends
  * notifications/cancelled; list_changed refreshes the tools; servers stop with the manager (no orphans).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent } from "@tiller/agent";
 import {
@@ -16,7 +16,15 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type McpEvent, McpManager } from "../src/mcp/index.js";
 import { buildToolPipeline } from "../src/tools/index.js";
-import { DYNAMIC, definition, everythingStdio, GARBAGE, startEverythingHttp, waitFor } from "./mcp-helpers/servers.js";
+import {
+  DYNAMIC,
+  definition,
+  EVERYTHING,
+  everythingStdio,
+  GARBAGE,
+  startEverythingHttp,
+  waitFor,
+} from "./mcp-helpers/servers.js";
 import { processAlive, tempDir } from "./tool-helpers.js";
 
 let faux: FauxProviderRegistration;
@@ -28,6 +36,21 @@ afterEach(() => faux.unregister());
 function results(agent: Agent): ToolResultMessage[] {
   return agent.state.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
 }
+/** Live processes whose command line holds `marker`. */
+function markedPids(marker: string): number[] {
+  if (!existsSync("/proc")) return [];
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker) && processAlive(Number(pid));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 function text(r: ToolResultMessage): string {
   return r.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
 }
@@ -269,5 +292,20 @@ describe("MCP failures", () => {
     await manager.stop();
     await waitFor(() => pids.every((p) => !processAlive(p)), "all server processes to exit", 15_000);
     expect(manager.status().map((s) => s.state)).toEqual(["stopped", "stopped", "stopped"]);
+  }, 60_000);
+
+  it("stop() during start-up leaves no process behind", async () => {
+    const { dir, cleanup } = tempDir("tiller-mcp-early-stop-");
+    const marker = join(dir, "marker");
+    const manager = new McpManager([definition("early", everythingStdio({ args: [EVERYTHING, "stdio", marker] }))]);
+    try {
+      const starting = manager.start();
+      await manager.stop();
+      await starting;
+      await waitFor(() => markedPids(marker).length === 0, "no server process left", 15_000);
+      expect(manager.status()[0]!.state).toBe("stopped");
+    } finally {
+      cleanup();
+    }
   }, 60_000);
 });

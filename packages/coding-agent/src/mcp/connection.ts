@@ -148,7 +148,13 @@ export class McpConnection {
       this.onAttemptFailed(err);
       return;
     }
-    if (this.stopping) return;
+    if (this.stopping) {
+      // stop() ran while this attempt was connecting: the client it made must not outlive it.
+      const client = this.client;
+      this.client = undefined;
+      await client?.close().catch(() => {});
+      return;
+    }
     this.failedAttempts = 0;
     this.error = undefined;
     this.setState("connected");
@@ -171,6 +177,7 @@ export class McpConnection {
   private async open(kind: "stdio" | "http" | "sse"): Promise<void> {
     const sdk = await loadMcpSdk();
     this.sdk = sdk;
+    if (this.stopping) throw new Error("stopped");
     const opened = createTransport(sdk, this.definition.config, kind);
     const client = new sdk.Client(this.options.clientInfo, { capabilities: {} });
     client.onclose = () => this.onClosed(client);
