@@ -34,9 +34,18 @@ const NONE: GatewayMcp = { tools: async () => [], status: () => ({ servers: [], 
  * the gateway listens at once, and a run waits for the servers' first attempt only when it builds its tools. A
  * broken server never stops the gateway from starting.
  */
-export function startGatewayMcp(config: TillerConfig, log: (line: string) => void): GatewayMcp {
+export function startGatewayMcp(
+  config: TillerConfig,
+  log: (line: string) => void,
+  options: { toolsEnabled?: boolean } = {},
+): GatewayMcp {
   const mcp = config.raw.mcp;
   if (mcp === undefined) return NONE;
+  if (options.toolsEnabled === false) {
+    // Plain chat runs have no tools to offer: starting the servers would only cost processes.
+    log("[mcp] tools.enabled is false: the MCP servers in mcp.servers are not started");
+    return NONE;
+  }
   const { servers, errors } = resolveMcpServers(isObj(mcp) ? mcp.servers : mcp, {
     file: "tiller.json",
     scope: "user",

@@ -97,12 +97,12 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
   const internalHooks = await loadInternalHooks({ home: config.home, config: config.raw, logger });
   const hooks = plugins.createHookRunner(logger);
   for (const p of plugins.plugins) log(`[plugins] loaded ${p.id} (${p.hookCount} hooks) from ${p.source}`);
-  const mcp = startGatewayMcp(config, log);
 
   const raw = config.raw;
   // Runs use the tool engine (AgentSession: coding tools in the agent's workspace, threshold compaction)
   // unless `tools.enabled: false` asks for plain chat runs.
   const tools = !(isObj(raw.tools) && raw.tools.enabled === false);
+  const mcp = startGatewayMcp(config, log, { toolsEnabled: tools });
   const defaults =
     isObj(raw.agents) && isObj((raw.agents as Obj).defaults) ? ((raw.agents as Obj).defaults as Obj) : {};
   const reasoning = defaults.reasoning === "on" || defaults.reasoning === "stream" ? defaults.reasoning : "off";
