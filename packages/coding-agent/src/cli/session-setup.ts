@@ -118,9 +118,8 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
 
   wireExtensions(session, extensions, cwd, options);
   if (mcp) {
-    wireMcpTools(session, mcp, ownTools, args, (m, level) =>
-      (options.notify ?? ((msg, l = "info") => process.stderr.write(`[${l}] ${msg}\n`)))(m, level),
-    );
+    const notify = options.notify ?? ((m: string, level = "info") => process.stderr.write(`[${level}] ${m}\n`));
+    wireMcpTools(session, mcp, ownTools, args, notify);
   }
   await extensions.emit({
     type: "session_start",
