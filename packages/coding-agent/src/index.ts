@@ -4,6 +4,7 @@ export * from "./compaction/index.js";
 export * from "./context/index.js";
 export * from "./extensions/index.js";
 export * from "./home.js";
+export * from "./mcp/index.js";
 export * from "./models/index.js";
 export * from "./retry.js";
 export * from "./session/index.js";

@@ -27,6 +27,8 @@ export interface CliArgs {
   /** `--tools a,b`: allowlist of tool names. */
   tools?: string[];
   noTools: boolean;
+  /** `--trust-mcp`: trust the project's MCP servers (.mcp.json, .tiller/settings.json) and remember it. */
+  trustMcp?: boolean;
   systemPrompt?: string;
   appendSystemPrompt?: string;
   extensions: string[];
@@ -67,7 +69,10 @@ const VALUE_FLAGS: Record<string, ValueFlag> = {
   "-e": "extension",
 };
 
-const BOOL_FLAGS: Record<string, "print" | "continue" | "resume" | "noSession" | "noTools" | "version" | "help"> = {
+const BOOL_FLAGS: Record<
+  string,
+  "print" | "continue" | "resume" | "noSession" | "noTools" | "trustMcp" | "version" | "help"
+> = {
   "-p": "print",
   "--print": "print",
   "-c": "continue",
@@ -76,6 +81,7 @@ const BOOL_FLAGS: Record<string, "print" | "continue" | "resume" | "noSession" |
   "--resume": "resume",
   "--no-session": "noSession",
   "--no-tools": "noTools",
+  "--trust-mcp": "trustMcp",
   "-v": "version",
   "--version": "version",
   "-h": "help",

@@ -7,6 +7,8 @@ Usage:
   tiller --mode json "prompt"         every event as one JSON line
   tiller --mode rpc                   JSON-lines commands on stdin, responses and events on stdout
   tiller gateway|agent [args...]      run tiller-gateway / tiller-agent (from @tiller/gateway)
+  tiller mcp list [--json]            MCP servers: state, tools, errors
+  tiller mcp serve [args...]          run tiller-mcp (from @tiller/gateway): a gateway as an MCP server
 
 Options:
   -p, --print                     print the final answer and exit
@@ -20,7 +22,8 @@ Options:
       --session <path|id>         open a specific session
       --no-session                keep nothing on disk
       --tools <a,b,...>           only these tools (read, bash, edit, write, grep, find, ls)
-      --no-tools                  no tools at all
+      --no-tools                  no tools at all (MCP servers are not started either)
+      --trust-mcp                 trust this project's MCP servers (.mcp.json, .tiller/settings.json)
       --system-prompt <text>      replace the base system prompt
       --append-system-prompt <t>  append text to the system prompt
   -e, --extension <path>          load an extension (repeatable)
@@ -32,12 +35,13 @@ Interactive keys:
   Enter        send; while the agent works, steer it (delivered at the next tool boundary)
   Alt+Enter    queue a follow-up (delivered when the agent would stop)
   Esc          abort the current run
-  /model, /thinking, /compact, /new, /resume, /fork, /tree, /help, /quit
+  /model, /thinking, /compact, /new, /resume, /fork, /tree, /mcp, /help, /quit
 
 Files:
   $TILLER_HOME (default ~/.tiller): models.json, settings.json, auth.json, sessions/,
     skills/, prompts/, extensions/, AGENTS.md
   <project>/.tiller/: skills/, prompts/, extensions/
+  <project>/.mcp.json and "mcpServers" in settings.json: MCP servers (Claude Code's format)
   AGENTS.md / CLAUDE.md in the folder and its parents are added to the system prompt.
 
 With no provider configured (no API key, no models.json), tiller runs on the offline model.

@@ -39,6 +39,10 @@ export function readVersion(): string {
 /** Runs the CLI; resolves with the exit code. Never throws for bad input. */
 export async function main(argv: readonly string[]): Promise<number> {
   const first = argv[0];
+  if (first === "mcp") {
+    const { runMcpCommand } = await import("./mcp-command.js");
+    return runMcpCommand(argv.slice(1), packageRoot());
+  }
   if (first && (EXTERNAL_SUBCOMMANDS as readonly string[]).includes(first)) {
     const { findSubcommand, runSubcommand } = await import("./subcommands.js");
     const exe = findSubcommand(first, packageRoot());

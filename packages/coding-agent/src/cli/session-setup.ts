@@ -15,10 +15,12 @@ import { buildSystemPrompt } from "../context/system-prompt.js";
 import { loadExtensions } from "../extensions/loader.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
+import type { McpManager } from "../mcp/manager.js";
 import { ModelRegistry } from "../models/model-registry.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { CliArgs } from "./args.js";
 import { CliUsageError } from "./errors.js";
+import { type McpTrustPrompt, mcpToolAllowed, startMcp, wireMcpTools } from "./mcp-setup.js";
 import { createTools } from "./tools-setup.js";
 
 export interface StartupNote {
@@ -37,11 +39,15 @@ export interface CliSetup {
   /** True when running on the offline model because nothing is configured. */
   offline: boolean;
   notes: StartupNote[];
+  /** The session's MCP servers (absent when none are configured); stopped by `shutdown`. */
+  mcp?: McpManager;
 }
 
 export interface SetupOptions {
   hasUI: boolean;
   notify?: (message: string, level?: "info" | "warning" | "error") => void;
+  /** Asks whether untrusted project MCP servers may run (the TUI); without it they need `--trust-mcp`. */
+  confirmMcpTrust?: McpTrustPrompt;
 }
 
 export const OFFLINE_NOTE =
@@ -66,7 +72,16 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
   const model = resolveModelArg(args, modelRegistry);
   const sessionManager = openSessionManager(args, cwd, home);
 
-  const tools = await createTools(cwd, args, extensions.getTools());
+  const ownTools = await createTools(cwd, args, extensions.getTools());
+  // MCP servers connect here, before the first model request, so their tools are in the first request.
+  const mcp = await startMcp({
+    cwd,
+    home,
+    args,
+    note: (level, message) => notes.push({ level, message }),
+    ...(options.confirmMcpTrust ? { confirmTrust: options.confirmMcpTrust } : {}),
+  });
+  const tools = mcp ? [...ownTools, ...mcp.tools().filter((t) => mcpToolAllowed(t.name, args))] : ownTools;
   const baseSystemPrompt = buildSystemPrompt({
     cwd,
     tools,
@@ -78,23 +93,34 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
       : {}),
   });
 
-  const { session, modelFallbackMessage } = await createAgentSession({
-    cwd,
-    home,
-    authStorage,
-    modelRegistry,
-    sessionManager,
-    tools,
-    systemPrompt: baseSystemPrompt,
-    ...(model ? { model } : {}),
-    ...(args.thinking ? { thinkingLevel: args.thinking as ThinkingLevel } : {}),
-    ...(args.apiKey ? { apiKey: args.apiKey } : {}),
-  });
+  let created: Awaited<ReturnType<typeof createAgentSession>>;
+  try {
+    created = await createAgentSession({
+      cwd,
+      home,
+      authStorage,
+      modelRegistry,
+      sessionManager,
+      tools,
+      systemPrompt: baseSystemPrompt,
+      ...(model ? { model } : {}),
+      ...(args.thinking ? { thinkingLevel: args.thinking as ThinkingLevel } : {}),
+      ...(args.apiKey ? { apiKey: args.apiKey } : {}),
+    });
+  } catch (err) {
+    await mcp?.stop(); // no server outlives a session that failed to open
+    throw err;
+  }
+  const { session, modelFallbackMessage } = created;
   if (modelFallbackMessage) notes.push({ level: "warning", message: modelFallbackMessage });
   const offline = session.model.provider === "offline" && !model;
   if (offline) notes.push({ level: "info", message: OFFLINE_NOTE });
 
   wireExtensions(session, extensions, cwd, options);
+  if (mcp) {
+    const notify = options.notify ?? ((m: string, level = "info") => process.stderr.write(`[${level}] ${m}\n`));
+    wireMcpTools(session, mcp, ownTools, args, notify);
+  }
   await extensions.emit({
     type: "session_start",
     reason: args.continue || args.session || args.resume ? "resume" : "startup",
@@ -109,6 +135,7 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
     baseSystemPrompt,
     offline,
     notes,
+    ...(mcp ? { mcp } : {}),
   };
 }
 
@@ -203,6 +230,7 @@ const AGENT_EVENT_TYPES: Record<string, true> = {
 /** Ends a CLI session: extensions get `session_shutdown`, then the session file's lock is released. */
 export async function shutdown(setup: CliSetup): Promise<void> {
   await setup.extensions.emit({ type: "session_shutdown" });
+  await setup.mcp?.stop();
   setup.session.dispose();
 }
 

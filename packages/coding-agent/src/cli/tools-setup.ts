@@ -25,7 +25,8 @@ export async function createTools(cwd: string, args: CliArgs, extensionTools: re
   if (args.noTools) return [];
   const byName = new Map<string, AnyTool>();
   for (const t of extensionTools) byName.set(t.name, t);
-  const wanted = args.tools ?? [...DEFAULT_TOOLS, ...byName.keys()];
+  // `mcp__…` entries select MCP tools (see mcp-setup.ts); they are not built-in or extension tools.
+  const wanted = (args.tools ?? [...DEFAULT_TOOLS, ...byName.keys()]).filter((n) => !n.startsWith("mcp__"));
   for (const name of wanted) {
     if (!byName.has(name) && !FACTORIES[name]) {
       const known = [...BUILTIN_TOOLS, ...byName.keys()].join(", ");

@@ -78,6 +78,7 @@ function status(ctx: MethodContext): unknown {
     /** Session files open for writing in this process: back at its idle baseline (0) once every run ended. */
     openSessionWriters: openSessionWriterCount(),
     recoveredInterruptedRuns: core.recovered.length,
+    mcp: core.mcp?.status() ?? { servers: [], errors: [] },
   };
 }
 

@@ -10,6 +10,7 @@
 import type { TillerConfig } from "../config/config-types.js";
 import type { ModelRegistry } from "../config/models-config.js";
 import { createInternalHookEvent, type InternalHookRegistry, loadInternalHooks } from "../hooks/internal-hooks.js";
+import { type GatewayMcp, startGatewayMcp } from "../mcp/gateway-mcp.js";
 import type { BlockStreamingOptions } from "../reply/reply-shaper.js";
 import type { SessionFactory } from "../run/embedded-session.js";
 import type { RunContext, RunExtension, RunRequest } from "../run/run-types.js";
@@ -30,12 +31,16 @@ export interface ShapingCoreAccess {
   };
   submit(req: RunRequest): boolean;
   models: ModelRegistry;
+  /** Set by `attach`: the MCP servers, shown by `status` and stopped by the core's shutdown. */
+  mcp?: GatewayMcp;
 }
 
 export interface GatewayShaping {
   plugins: PluginRegistry;
   hooks: HookRunner;
   internalHooks: InternalHookRegistry;
+  /** MCP servers from `mcp.servers` (connected by `loadGatewayShaping`). */
+  mcp: GatewayMcp;
   /** Pass as `GatewayServer.start({ runner })`. */
   runner: { extensions: RunExtension[]; sessionFactory?: SessionFactory };
   /** Gives the tool engine and the gateway tools access to the core (call right after the server starts). */
@@ -97,6 +102,7 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
   // Runs use the tool engine (AgentSession: coding tools in the agent's workspace, threshold compaction)
   // unless `tools.enabled: false` asks for plain chat runs.
   const tools = !(isObj(raw.tools) && raw.tools.enabled === false);
+  const mcp = startGatewayMcp(config, log, { toolsEnabled: tools });
   const defaults =
     isObj(raw.agents) && isObj((raw.agents as Obj).defaults) ? ((raw.agents as Obj).defaults as Obj) : {};
   const reasoning = defaults.reasoning === "on" || defaults.reasoning === "stream" ? defaults.reasoning : "off";
@@ -134,6 +140,7 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
     models: () => core?.models,
     tools,
     gatewayTools,
+    mcpTools: () => mcp.tools(),
     blockStreaming: readBlockStreaming(defaults),
     reasoning,
     enforceFinalTag: defaults.enforceFinalTag === true,
@@ -153,9 +160,11 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
     plugins,
     hooks,
     internalHooks,
+    mcp,
     runner: { extensions: [extension], ...(sessionFactory ? { sessionFactory } : {}) },
     attach(c) {
       core = c;
+      c.mcp = mcp;
     },
     async gatewayStarted(port) {
       await hooks.runObserver("gateway_start", { port });

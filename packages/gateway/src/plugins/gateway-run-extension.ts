@@ -12,7 +12,7 @@
  *   shapeReply    — the shaped final payloads, through message_sending;
  *   onRunEnd      — agent_end and message_sent.
  */
-import type { AgentEvent } from "@tiller/agent";
+import type { AgentEvent, AgentTool } from "@tiller/agent";
 import { type AssistantMessage, createAssistantMessageEventStream, createEmptyUsage } from "@tiller/ai";
 import type { ModelRegistry } from "../config/models-config.js";
 import type { InternalHookRegistry } from "../hooks/internal-hooks.js";
@@ -63,6 +63,12 @@ export interface GatewayRunExtensionOptions {
   tools?: boolean;
   /** Capabilities of the gateway tools (message, sessions…). */
   gatewayTools?: (ctx: RunContext) => GatewayToolDeps;
+  /**
+   * The MCP servers' current tools (mcp.servers), resolved once the servers have started; they take the plugin
+   * tools' place in the pipeline.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas and details.
+  mcpTools?: () => Promise<AgentTool<any, any>[]>;
   blockStreaming?: BlockStreamingOptions;
   reasoning?: "off" | "on" | "stream";
   enforceFinalTag?: boolean;
@@ -232,7 +238,7 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
           gatewayTools: o.gatewayTools
             ? createGatewayTools({ ...o.gatewayTools(ctx), hooks, hookContext: st.hookContext })
             : [],
-          pluginTools: o.plugins?.tools ?? [],
+          pluginTools: [...(o.plugins?.tools ?? []), ...((await o.mcpTools?.()) ?? [])],
           hooks,
           hookContext: st.hookContext,
           signal: ctx.signal,

@@ -6,6 +6,7 @@
 import type { QueueSettings, TillerConfig } from "../config/config-types.js";
 import { ModelRegistry } from "../config/models-config.js";
 import { CommandLanes, sessionLane } from "../lanes/command-lanes.js";
+import type { GatewayMcp } from "../mcp/gateway-mcp.js";
 import { SessionQueues } from "../queue/session-queue.js";
 import { createFailoverExtension } from "../resilience/failover-extension.js";
 import { AgentRunner, type RunnerDeps } from "../run/agent-runner.js";
@@ -46,6 +47,8 @@ export class GatewayCore {
   /** Runs marked interrupted at start-up (the previous process died while they ran). */
   readonly recovered: string[];
   private readonly log: ((line: string) => void) | undefined;
+  /** MCP servers (set when the gateway's extensions attach); stopped by `shutdown`. */
+  mcp: GatewayMcp | undefined;
 
   constructor(opts: GatewayCoreOptions) {
     this.config = opts.config;
@@ -143,6 +146,7 @@ export class GatewayCore {
     this.lanes.drain();
     const pending = this.runs.active().map((r) => this.runs.whenDone(r.request.runId));
     await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    await this.mcp?.stop();
     this.store.close();
   }
 }

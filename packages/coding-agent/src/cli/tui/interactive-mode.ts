@@ -19,6 +19,7 @@ import { NoticeItem } from "./chat-items.js";
 import { ChatView } from "./chat-view.js";
 import { SessionEventHandler } from "./event-handler.js";
 import { LiveRenderer } from "./live-renderer.js";
+import { askMcpTrust } from "./mcp-trust-prompt.js";
 import { replayItems } from "./replay.js";
 import { Selector } from "./selector.js";
 import { BUILTIN_COMMANDS, type CommandHost, runBuiltinCommand } from "./slash-commands.js";
@@ -30,7 +31,7 @@ export async function runInteractiveMode(args: CliArgs): Promise<number> {
   const notify = (m: string, level: "info" | "warning" | "error" = "info") => handler?.notice(m, level);
   let setup: CliSetup;
   try {
-    setup = await setupSession(args, { hasUI: true, notify });
+    setup = await setupSession(args, { hasUI: true, notify, confirmMcpTrust: askMcpTrust });
   } catch (err) {
     if (err instanceof CliUsageError) {
       process.stderr.write(`tiller: ${err.message}\n`);

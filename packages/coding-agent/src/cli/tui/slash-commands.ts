@@ -4,6 +4,7 @@ import type { SelectItem } from "@mariozechner/pi-tui";
 import type { ThinkingLevel } from "@tiller/agent";
 import { SessionManager } from "../../session/session-manager.js";
 import { THINKING_LEVELS } from "../args.js";
+import { formatMcpStatus } from "../mcp-format.js";
 import type { CliSetup } from "../session-setup.js";
 import { userText } from "./chat-items.js";
 
@@ -31,6 +32,7 @@ export const BUILTIN_COMMANDS: Record<string, string> = {
   resume: "reopen an earlier session of this folder",
   fork: "continue from an earlier message in a new session file",
   tree: "move to another point of this session's tree",
+  mcp: "MCP servers: state, tools, errors",
   quit: "leave tiller",
   exit: "leave tiller",
 };
@@ -47,6 +49,9 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
       host.notice(lines.join("\n"));
       return;
     }
+    case "mcp":
+      host.notice(formatMcpStatus(host.setup.mcp?.status() ?? []));
+      return;
     case "quit":
     case "exit":
       host.quit();
