@@ -5,12 +5,18 @@
  * Tiller parses the arguments incrementally (each fragment costs its own length), so time should grow
  * linearly with size; pi-ai re-parses the whole buffer on every fragment (quadratic), so it runs only at
  * small sizes under a time cap and its larger sizes are extrapolated.
+ * With bench/reference installed, the file runs again as a child of its Node 22 binary (`--pi16`), Tiller against
+ * pi 1.6.0 (`@earendil-works/pi-ai`, which parses arguments incrementally too) at 100 KB and 1 MB, interleaved,
+ * best of BENCH_PI16_RUNS (default 7) each, and prints the Tiller/pi-1.6 ratios.
  */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { stream as piStream } from "@mariozechner/pi-ai";
 import { stream as tillerStream } from "@tiller/ai";
 import { encodeSse } from "../packages/ai/test/helpers/mock-server.js";
 import { startSseFileServer } from "../packages/ai/test/helpers/sse-file-server.js";
 import { openaiChatEvents } from "../packages/ai/test/helpers/vendor-events.js";
+import { hasPi16, importPi16, NODE22, pi16Label, TS_ARGS } from "./pi16.js";
 
 const FRAGMENT = 64;
 const TILLER_SIZES = [100_000, 1_000_000, 4_000_000];
@@ -87,17 +93,24 @@ const model = (baseUrl: string) => ({
 });
 const context = { messages: [{ role: "user" as const, content: "Write the file.", timestamp: 0 }] };
 
-async function measure(impl: "tiller" | "pi", size: number, runs: number): Promise<Timing> {
+type StreamFn = (model: never, context: unknown, options: { apiKey: string }) => unknown;
+/** pi 1.6's `stream` (its `compat` entry point keeps the api-routed functions), loaded only in the --pi16 child. */
+let pi16Stream: StreamFn | undefined;
+
+async function measure(impl: "tiller" | "pi" | "pi16", size: number, runs: number): Promise<Timing> {
   const args = argsOfSize(size);
   const expected = (JSON.parse(args) as { content: string }).content.length;
   const sse = sseFor(args);
   const server = await startSseFileServer(sse);
   try {
     const m = model(`${server.url}/v1`);
-    const run = () =>
-      (impl === "tiller"
-        ? tillerStream(m as never, context, { apiKey: "k" })
-        : piStream(m as never, context, { apiKey: "k" })) as unknown as StreamLike;
+    const fn: StreamFn =
+      impl === "tiller"
+        ? (tillerStream as StreamFn)
+        : impl === "pi"
+          ? (piStream as StreamFn)
+          : (pi16Stream as StreamFn);
+    const run = () => fn(m as never, context, { apiKey: "k" }) as StreamLike;
     const timings: Timing[] = [];
     for (let i = 0; i < runs; i++) {
       const t = await timeOne(run);
@@ -118,66 +131,122 @@ async function measure(impl: "tiller" | "pi", size: number, runs: number): Promi
 const fmt = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
 const kb = (n: number) => (n >= 1e6 ? `${n / 1e6} MB` : `${n / 1e3} KB`);
 
-console.log(`tool-call arguments in ${FRAGMENT}-byte fragments via openai-completions (loopback SSE)`);
-await measure("tiller", 50_000, 1); // warm-up
-console.log(
-  "| impl | size | fragments | request→done (wall) | client CPU | first delta→toolcall_end | growth vs previous size |",
-);
-console.log("| --- | --- | --- | --- | --- | --- | --- |");
-const tiller: Timing[] = [];
-for (const size of TILLER_SIZES) {
-  const t = await measure("tiller", size, RUNS);
-  const prev = tiller.at(-1);
-  const prevSize = TILLER_SIZES[tiller.length - 1];
-  const growth =
-    prev && prevSize
-      ? `x${(t.totalMs / prev.totalMs).toFixed(1)} time for x${size / prevSize} size (exponent ${(Math.log(t.totalMs / prev.totalMs) / Math.log(size / prevSize)).toFixed(2)})`
-      : "";
-  tiller.push(t);
-  console.log(
-    `| Tiller | ${kb(size)} | ${Math.ceil(size / FRAGMENT)} | ${fmt(t.totalMs)} | ${fmt(t.cpuMs)} | ${fmt(t.argsMs)} | ${growth} |`,
-  );
+const PI16_SIZES = [100_000, 1_000_000];
+
+/** Runs per size in the --pi16 child; each implementation's best (a loaded host only ever adds time). */
+const PI16_RUNS = Number(process.env.BENCH_PI16_RUNS ?? 7);
+
+/** The --pi16 child (on Node 22): Tiller and pi 1.6 at each size, interleaved run by run; one JSON line. */
+async function pi16Child(): Promise<void> {
+  pi16Stream = (await importPi16("pi-ai", "./compat")).stream as StreamFn;
+  await measure("tiller", 50_000, 1); // warm-up
+  await measure("pi16", 50_000, 1);
+  const best = (a: Timing | undefined, b: Timing) => (a && a.totalMs <= b.totalMs ? a : b);
+  const out: { size: number; tiller: Timing; pi16: Timing }[] = [];
+  for (const size of PI16_SIZES) {
+    let tiller: Timing | undefined;
+    let pi16: Timing | undefined;
+    for (let i = 0; i < PI16_RUNS; i++) {
+      tiller = best(tiller, await measure("tiller", size, 1));
+      pi16 = best(pi16, await measure("pi16", size, 1));
+    }
+    out.push({ size, tiller: tiller as Timing, pi16: pi16 as Timing });
+  }
+  console.log(JSON.stringify(out));
 }
 
-await measure("pi", 5_000, 1); // warm-up
-const pi: { size: number; t: Timing }[] = [];
-let spent = 0;
-for (const size of PI_SIZES) {
-  if (spent > PI_CAP_MS) {
-    console.log(`| pi-ai | ${kb(size)} | skipped (time cap ${PI_CAP_MS / 1000} s reached) | | | | |`);
-    continue;
-  }
-  const t = await measure("pi", size, 1);
-  spent += t.totalMs;
-  const prev = pi.at(-1);
-  const growth = prev
-    ? `x${(t.totalMs / prev.t.totalMs).toFixed(1)} time for x${size / prev.size} size (exponent ${(Math.log(t.totalMs / prev.t.totalMs) / Math.log(size / prev.size)).toFixed(2)})`
-    : "";
-  pi.push({ size, t });
+function comparePi16(): void {
+  const res = spawnSync(NODE22, [...TS_ARGS, fileURLToPath(import.meta.url), "--pi16"], {
+    encoding: "utf8",
+    maxBuffer: 1 << 22,
+  });
+  const line = res.stdout.trim().split("\n").at(-1) ?? "";
+  if (res.status !== 0 || !line.startsWith("[")) throw new Error(`pi 1.6 child failed:\n${res.stderr}\n${res.stdout}`);
+  const rows = JSON.parse(line) as { size: number; tiller: Timing; pi16: Timing }[];
+  const version = spawnSync(NODE22, ["--version"], { encoding: "utf8" }).stdout.trim();
+  console.log(`\nTiller vs ${pi16Label()}, both on Node ${version} (bench/reference):`);
   console.log(
-    `| pi-ai | ${kb(size)} | ${Math.ceil(size / FRAGMENT)} | ${fmt(t.totalMs)} | ${fmt(t.cpuMs)} | ${fmt(t.argsMs)} | ${growth} |`,
+    `| size | tiller request→done | ${pi16Label()} | tiller/pi-1.6 (target >= 1.5x) | client CPU tiller/pi-1.6 |`,
   );
-}
-
-const lastPi = pi.at(-1);
-if (lastPi) {
-  const tillerAt = tiller[TILLER_SIZES.indexOf(lastPi.size)];
-  if (tillerAt) {
-    console.log(`\nat ${kb(lastPi.size)}: pi-ai / Tiller = ${(lastPi.t.totalMs / tillerAt.totalMs).toFixed(1)}x`);
-  }
-  for (const size of [1_000_000, 4_000_000]) {
-    const est = lastPi.t.argsMs * (size / lastPi.size) ** 2;
-    const ours = tiller[TILLER_SIZES.indexOf(size)];
+  console.log("| --- | --- | --- | --- | --- |");
+  for (const r of rows) {
+    const lead = r.pi16.totalMs / r.tiller.totalMs;
     console.log(
-      `pi-ai at ${kb(size)} (quadratic extrapolation from ${kb(lastPi.size)}): ~${fmt(est)}` +
-        (ours ? `; Tiller measured ${fmt(ours.totalMs)} (~${(est / ours.totalMs).toFixed(0)}x)` : ""),
+      `| ${kb(r.size)} | ${fmt(r.tiller.totalMs)} | ${fmt(r.pi16.totalMs)} | ${lead.toFixed(2)}x${lead >= 1.5 ? "" : " (MISSED)"} | ${(r.pi16.cpuMs / r.tiller.cpuMs).toFixed(2)}x |`,
     );
   }
 }
-const four = tiller[TILLER_SIZES.indexOf(4_000_000)];
-if (four) {
-  const load = (await import("node:os")).loadavg()[0]?.toFixed(1);
+
+if (process.argv[2] === "--pi16") {
+  await pi16Child();
+} else {
+  await main();
+  if (hasPi16()) comparePi16();
+  else console.log("\nbench/reference is not installed: the pi 1.6 rows are skipped (scripts/bench.mjs installs it).");
+}
+
+async function main(): Promise<void> {
+  console.log(`tool-call arguments in ${FRAGMENT}-byte fragments via openai-completions (loopback SSE)`);
+  await measure("tiller", 50_000, 1); // warm-up
   console.log(
-    `\nTiller 4 MB: wall ${fmt(four.totalMs)} (under 1 s: ${four.totalMs < 1000 ? "yes" : "NO"}), client CPU ${fmt(four.cpuMs)} (under 1 s: ${four.cpuMs < 1000 ? "yes" : "NO"}); load average ${load} on ${(await import("node:os")).cpus().length} cores`,
+    "| impl | size | fragments | request→done (wall) | client CPU | first delta→toolcall_end | growth vs previous size |",
   );
+  console.log("| --- | --- | --- | --- | --- | --- | --- |");
+  const tiller: Timing[] = [];
+  for (const size of TILLER_SIZES) {
+    const t = await measure("tiller", size, RUNS);
+    const prev = tiller.at(-1);
+    const prevSize = TILLER_SIZES[tiller.length - 1];
+    const growth =
+      prev && prevSize
+        ? `x${(t.totalMs / prev.totalMs).toFixed(1)} time for x${size / prevSize} size (exponent ${(Math.log(t.totalMs / prev.totalMs) / Math.log(size / prevSize)).toFixed(2)})`
+        : "";
+    tiller.push(t);
+    console.log(
+      `| Tiller | ${kb(size)} | ${Math.ceil(size / FRAGMENT)} | ${fmt(t.totalMs)} | ${fmt(t.cpuMs)} | ${fmt(t.argsMs)} | ${growth} |`,
+    );
+  }
+
+  await measure("pi", 5_000, 1); // warm-up
+  const pi: { size: number; t: Timing }[] = [];
+  let spent = 0;
+  for (const size of PI_SIZES) {
+    if (spent > PI_CAP_MS) {
+      console.log(`| pi-ai | ${kb(size)} | skipped (time cap ${PI_CAP_MS / 1000} s reached) | | | | |`);
+      continue;
+    }
+    const t = await measure("pi", size, 1);
+    spent += t.totalMs;
+    const prev = pi.at(-1);
+    const growth = prev
+      ? `x${(t.totalMs / prev.t.totalMs).toFixed(1)} time for x${size / prev.size} size (exponent ${(Math.log(t.totalMs / prev.t.totalMs) / Math.log(size / prev.size)).toFixed(2)})`
+      : "";
+    pi.push({ size, t });
+    console.log(
+      `| pi-ai | ${kb(size)} | ${Math.ceil(size / FRAGMENT)} | ${fmt(t.totalMs)} | ${fmt(t.cpuMs)} | ${fmt(t.argsMs)} | ${growth} |`,
+    );
+  }
+
+  const lastPi = pi.at(-1);
+  if (lastPi) {
+    const tillerAt = tiller[TILLER_SIZES.indexOf(lastPi.size)];
+    if (tillerAt) {
+      console.log(`\nat ${kb(lastPi.size)}: pi-ai / Tiller = ${(lastPi.t.totalMs / tillerAt.totalMs).toFixed(1)}x`);
+    }
+    for (const size of [1_000_000, 4_000_000]) {
+      const est = lastPi.t.argsMs * (size / lastPi.size) ** 2;
+      const ours = tiller[TILLER_SIZES.indexOf(size)];
+      console.log(
+        `pi-ai at ${kb(size)} (quadratic extrapolation from ${kb(lastPi.size)}): ~${fmt(est)}` +
+          (ours ? `; Tiller measured ${fmt(ours.totalMs)} (~${(est / ours.totalMs).toFixed(0)}x)` : ""),
+      );
+    }
+  }
+  const four = tiller[TILLER_SIZES.indexOf(4_000_000)];
+  if (four) {
+    const load = (await import("node:os")).loadavg()[0]?.toFixed(1);
+    console.log(
+      `\nTiller 4 MB: wall ${fmt(four.totalMs)} (under 1 s: ${four.totalMs < 1000 ? "yes" : "NO"}), client CPU ${fmt(four.cpuMs)} (under 1 s: ${four.cpuMs < 1000 ? "yes" : "NO"}); load average ${load} on ${(await import("node:os")).cpus().length} cores`,
+    );
+  }
 }

@@ -4,7 +4,9 @@
  * `-p` runs against a loopback OpenAI-compatible mock configured through each tool's own models.json
  * (TILLER_HOME / PI_CODING_AGENT_DIR in temp folders), so both do one real streaming round trip.
  * Median wall time and peak RSS (GNU time's %M) over CLI_BENCH_RUNS (default 10) fresh processes, after one
- * warm-up each, the cases interleaved run by run. Targets: tiller --version ≤ 250 ms, tiller -p ≤ 500 ms. `npm run bench -- cli`.
+ * warm-up each, the cases interleaved run by run. Targets: tiller --version ≤ 250 ms, tiller -p ≤ 500 ms.
+ * With bench/reference installed, `-p "hi"` runs again with Tiller and pi 1.6.0 (`@earendil-works/pi-coding-agent`),
+ * both on its Node 22 binary, and the Tiller/pi-1.6 ratio is printed. `npm run bench -- cli`.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,6 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockOpenAI } from "../packages/coding-agent/test/cli-helpers/mock-openai.js";
+import { hasPi16, NODE22, PI16_CLI, pi16Label } from "./pi16.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.CLI_BENCH_RUNS ?? 10);
@@ -66,11 +69,11 @@ interface Sample {
 }
 
 /** Async spawn: the mock provider lives in this process, so its event loop must keep running meanwhile. */
-function runOnce(args: string[]): Promise<Sample> {
+function runOnce(args: string[], node = process.execPath): Promise<Sample> {
   const rssFile = join(tmp, "rss.txt");
   rmSync(rssFile, { force: true });
-  const cmd = hasTime ? TIME : process.execPath;
-  const argv = hasTime ? ["-f", "%M", "-o", rssFile, process.execPath, ...args] : args;
+  const cmd = hasTime ? TIME : node;
+  const argv = hasTime ? ["-f", "%M", "-o", rssFile, node, ...args] : args;
   return new Promise((resolve) => {
     const t0 = performance.now();
     const child = spawn(cmd, argv, { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -110,6 +113,8 @@ interface Case {
   name: string;
   args: string[];
   check?: (s: Sample) => string | undefined;
+  /** The Node binary (default: this one). */
+  node?: string;
 }
 
 /**
@@ -118,8 +123,8 @@ interface Case {
  */
 async function measureAll(cases: Case[]): Promise<Row[]> {
   for (const c of cases) {
-    let warm = await runOnce(c.args);
-    if (!warm.ok) warm = await runOnce(c.args); // one retry: a concurrent rebuild of dist/ can break a single run
+    let warm = await runOnce(c.args, c.node);
+    if (!warm.ok) warm = await runOnce(c.args, c.node); // one retry: a concurrent rebuild of dist/ can break a single run
     const problem = !warm.ok
       ? `${warm.status}: ${warm.stderr.slice(0, 300)} ${warm.stdout.slice(0, 200)}`
       : c.check?.(warm);
@@ -127,7 +132,7 @@ async function measureAll(cases: Case[]): Promise<Row[]> {
   }
   const samples = cases.map(() => [] as Sample[]);
   for (let i = 0; i < RUNS; i++) {
-    for (const [k, c] of cases.entries()) samples[k]!.push(await runOnce(c.args));
+    for (const [k, c] of cases.entries()) samples[k]!.push(await runOnce(c.args, c.node));
   }
   return cases.map((c, k) => {
     const times = samples[k]!.map((s) => s.ms);
@@ -182,6 +187,20 @@ try {
     `| -p "hi" | ${cell(tp)} | ${cell(pp)} | ${ratio(tp, pp)}x | ${(tp.ms - floor.ms).toFixed(0)} ms | ${verdict(tp, 500)} |`,
   );
   console.log(`| node -e 0 (floor) | ${cell(floor)} | | | | |`);
+  if (hasPi16()) {
+    const version = spawnSync(NODE22, ["--version"], { encoding: "utf8" }).stdout.trim();
+    console.log(`\nTiller vs ${pi16Label()}, both on Node ${version} (bench/reference):`);
+    const [t22, p22] = (await measureAll([
+      { name: 'tiller -p "hi" (22)', args: [tillerCli, "-p", "hi"], check: expectHello, node: NODE22 },
+      { name: 'pi-1.6 -p "hi" (22)', args: [PI16_CLI, "-p", "hi"], check: expectHello, node: NODE22 },
+    ])) as [Row, Row];
+    const lead = p22.ms / t22.ms;
+    console.log(
+      `-p "hi" on Node 22: tiller ${cell(t22)}, ${pi16Label()} ${cell(p22)}: tiller/pi-1.6 ${lead.toFixed(2)}x (target >= 1.5x): ${lead >= 1.5 ? "ok" : "MISSED"}; peak RSS tiller/pi-1.6 ${t22.rss && p22.rss ? (t22.rss / p22.rss).toFixed(2) : "?"}`,
+    );
+  } else {
+    console.log("\nbench/reference is not installed: the pi 1.6 rows are skipped (scripts/bench.mjs installs it).");
+  }
   console.log(`\nmock requests served: ${server.requests.length}`);
 } finally {
   await server.close();

@@ -6,15 +6,18 @@
  *  - Tiller reopening the unchanged 100 MB file in the same process (parse cache);
  *  - listing 1,000 sessions (~40 KB each).
  * Data files are generated in a temp dir at run time and removed at the end. Each figure is the median of
- * SESSIONS_BENCH_REPS (default 3) fresh processes. `npm run bench -- sessions`.
+ * SESSIONS_BENCH_REPS (default 3) fresh processes. With bench/reference installed, opening the 10 MB and
+ * 100 MB sessions runs again under its Node 22 binary with Tiller and pi 1.6.0 (`@earendil-works/pi-coding-agent`),
+ * the processes interleaved and each the best of max(REPS, 5), and prints the Tiller/pi-1.6 ratios. `npm run bench -- sessions`.
  */
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { hasPi16, importPi16, NODE22, pi16Label } from "./pi16.js";
 
-type CaseName = "floor" | "tiller" | "tiller-reopen" | "pi" | "list-tiller" | "list-pi";
+type CaseName = "floor" | "tiller" | "tiller-reopen" | "pi" | "pi16" | "list-tiller" | "list-pi";
 
 interface CaseResult {
   name: CaseName;
@@ -139,8 +142,10 @@ async function runCase(name: CaseName, target: string): Promise<CaseResult> {
     ms = performance.now() - t0;
     entries = sm.getEntries().length;
     contextMessages = ctx.messages.length;
-  } else if (name === "pi") {
-    const { SessionManager } = await import("@mariozechner/pi-coding-agent");
+  } else if (name === "pi" || name === "pi16") {
+    const { SessionManager } = (
+      name === "pi" ? await import("@mariozechner/pi-coding-agent") : await importPi16("pi-coding-agent")
+    ) as typeof import("@mariozechner/pi-coding-agent");
     const t0 = performance.now();
     const sm = SessionManager.open(target);
     const ctx = sm.buildSessionContext();
@@ -175,9 +180,9 @@ async function runCase(name: CaseName, target: string): Promise<CaseResult> {
 const REPS = Number(process.env.SESSIONS_BENCH_REPS ?? 3);
 const self = fileURLToPath(import.meta.url);
 
-function spawnCase(name: CaseName, target: string): CaseResult {
+function spawnCase(name: CaseName, target: string, node = process.execPath): CaseResult {
   const res = spawnSync(
-    process.execPath,
+    node,
     ["--conditions=tiller-source", "--max-old-space-size=4096", "--import", "tsx", self, "--child", name, target],
     { encoding: "utf8", maxBuffer: 16 * MB },
   );
@@ -191,9 +196,13 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-function measure(name: CaseName, target: string): { ms: number; peak: number; before: number; sample: CaseResult } {
+function measure(
+  name: CaseName,
+  target: string,
+  node = process.execPath,
+): { ms: number; peak: number; before: number; sample: CaseResult } {
   const runs: CaseResult[] = [];
-  for (let i = 0; i < REPS; i++) runs.push(spawnCase(name, target));
+  for (let i = 0; i < REPS; i++) runs.push(spawnCase(name, target, node));
   return {
     ms: median(runs.map((r) => r.ms)),
     peak: median(runs.map((r) => r.peakRssMb)),
@@ -212,6 +221,7 @@ async function main(): Promise<void> {
       "| size | case | open + build context | MB/s | vs floor speed | peak RSS | RSS before | entries -> context |",
     );
     console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    const pi16Rows: string[] = [];
     for (const sizeMb of [10, 100]) {
       const file = join(dir, `s${sizeMb}.jsonl`);
       writeSession(file, sizeMb * MB, "/bench", `0190${sizeMb.toString().padStart(4, "0")}`);
@@ -225,7 +235,36 @@ async function main(): Promise<void> {
           `| ${f1(realMb)} MB | ${name} | ${f1(m.ms)} ms | ${f1(speed)} | ${(speed / floorSpeed).toFixed(2)}x | ${f1(m.peak)} MB | ${f1(m.before)} MB | ${m.sample.entries} -> ${m.sample.contextMessages} |`,
         );
       }
+      if (hasPi16()) {
+        // Both on bench/reference's Node 22 binary, in this run: processes interleaved, each one's best of
+        // max(REPS, 5) (a loaded host only ever adds time).
+        const t = { ms: Number.POSITIVE_INFINITY, peak: 0 };
+        const p = { ms: Number.POSITIVE_INFINITY, peak: 0 };
+        for (let i = 0; i < Math.max(REPS, 5); i++) {
+          for (const [name, into] of [
+            ["tiller", t],
+            ["pi16", p],
+          ] as const) {
+            const r = spawnCase(name, file, NODE22);
+            if (r.ms < into.ms) Object.assign(into, { ms: r.ms, peak: r.peakRssMb });
+          }
+        }
+        pi16Rows.push(
+          `| ${f1(realMb)} MB | ${f1(t.ms)} ms, ${f1(t.peak)} MB | ${f1(p.ms)} ms, ${f1(p.peak)} MB | ${(p.ms / t.ms).toFixed(2)}x${p.ms / t.ms >= 1.5 ? "" : " (MISSED)"} | ${(t.peak / p.peak).toFixed(2)} |`,
+        );
+      }
       rmSync(file);
+    }
+    if (pi16Rows.length > 0) {
+      const version = spawnSync(NODE22, ["--version"], { encoding: "utf8" }).stdout.trim();
+      console.log(`\nopen + build context, Tiller vs ${pi16Label()}, both on Node ${version} (bench/reference):`);
+      console.log(
+        `| size | tiller (time, peak RSS) | ${pi16Label()} | tiller/pi-1.6 speed (target >= 1.5x) | peak RSS tiller/pi-1.6 |`,
+      );
+      console.log("| --- | --- | --- | --- | --- |");
+      for (const line of pi16Rows) console.log(line);
+    } else {
+      console.log("\nbench/reference is not installed: the pi 1.6 rows are skipped (scripts/bench.mjs installs it).");
     }
 
     const listDir = join(dir, "list");

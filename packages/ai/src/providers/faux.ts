@@ -19,6 +19,7 @@ import type {
   ToolCall,
   Usage,
 } from "../types.js";
+import { ContextMeter } from "./context-meter.js";
 import { estimateTokens, serializeContext, streamScriptedMessage } from "./scripted-stream.js";
 
 export interface FauxModelDefinition {
@@ -125,29 +126,33 @@ function toModel(def: FauxModelDefinition, api: string, provider: string): Model
   };
 }
 
-function commonPrefixLength(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return i;
-}
-
 /**
  * Usage for a request: input is characters/4 of the serialised context. With a `sessionId` (and caching not
  * disabled) the prefix shared with the session's previous prompt counts as `cacheRead`, like prompt caching.
+ * Measured incrementally (`ContextMeter`), so a long conversation does not make each call cost its length.
  */
-function estimateInputUsage(prompt: string, options: StreamOptions | undefined, cache: Map<string, string>): Usage {
+function estimateInputUsage(
+  context: Context,
+  options: StreamOptions | undefined,
+  meters: Map<string | undefined, ContextMeter>,
+): Usage {
   const usage = createEmptyUsage();
-  const total = estimateTokens(prompt);
   const sessionId = options?.sessionId;
-  if (sessionId && options?.cacheRetention !== "none") {
-    const previous = cache.get(sessionId);
-    cache.set(sessionId, prompt);
-    if (previous) {
-      usage.cacheRead = Math.floor(commonPrefixLength(previous, prompt) / 4);
-      usage.input = Math.max(0, total - usage.cacheRead);
-      return usage;
-    }
+  const cached = !!sessionId && options?.cacheRetention !== "none";
+  // Without caching, calls share one meter (it only measures); a session keeps its own previous prompt.
+  const key = cached ? sessionId : undefined;
+  let meter = meters.get(key);
+  const first = !meter;
+  if (!meter) {
+    meter = new ContextMeter();
+    meters.set(key, meter);
+  }
+  const measured = meter.measure(context, cached);
+  const total = Math.ceil(measured.length / 4);
+  if (cached && !first) {
+    usage.cacheRead = Math.floor(measured.sharedPrefix / 4);
+    usage.input = Math.max(0, total - usage.cacheRead);
+    return usage;
   }
   usage.input = total;
   return usage;
@@ -165,7 +170,7 @@ export function registerFauxProvider(options: RegisterFauxProviderOptions = {}):
   const models = defs.map((d) => toModel(d, api, provider)) as [Model<string>, ...Model<string>[]];
   const state = { callCount: 0 };
   let queue: FauxResponseStep[] = [];
-  const promptCache = new Map<string, string>();
+  const meters = new Map<string | undefined, ContextMeter>();
 
   const streamFn = (
     model: Model<Api>,
@@ -197,7 +202,7 @@ export function registerFauxProvider(options: RegisterFauxProviderOptions = {}):
         tokensPerSecond: options.tokensPerSecond,
         tokenSize: options.tokenSize,
         seed: state.callCount,
-        usage: estimateInputUsage(serializeContext(context), streamOptions, promptCache),
+        usage: estimateInputUsage(context, streamOptions, meters),
       });
     })();
     return stream;

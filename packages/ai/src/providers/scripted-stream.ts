@@ -7,7 +7,17 @@ import { createEmptyUsage } from "../error-stream.js";
 import type { AssistantMessageEventStream } from "../event-stream.js";
 import { calculateCost } from "../models.js";
 import { StreamingToolArguments } from "../streaming-json.js";
-import type { Api, AssistantMessage, Context, Model, TextContent, ThinkingContent, ToolCall, Usage } from "../types.js";
+import type {
+  Api,
+  AssistantMessage,
+  Context,
+  Message,
+  Model,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  Usage,
+} from "../types.js";
 
 export interface ScriptedStreamOptions {
   signal?: AbortSignal;
@@ -32,20 +42,28 @@ export function estimateTokens(text: string): number {
 export function serializeContext(context: Context): string {
   const parts: string[] = [];
   if (context.systemPrompt) parts.push(context.systemPrompt);
-  for (const message of context.messages) {
-    if (typeof message.content === "string") {
-      parts.push(message.content);
-      continue;
-    }
-    for (const block of message.content) {
-      if (block.type === "text") parts.push(block.text);
-      else if (block.type === "thinking") parts.push(block.thinking);
-      else if (block.type === "toolCall") parts.push(block.name, JSON.stringify(block.arguments));
-      else if (block.type === "image") parts.push(`[image ${block.mimeType}]`);
-    }
-  }
-  for (const tool of context.tools ?? []) parts.push(tool.name, tool.description, JSON.stringify(tool.parameters));
+  for (const message of context.messages) pushMessageParts(message, parts);
+  pushToolParts(context.tools, parts);
   return parts.join("\n");
+}
+
+/** The text parts `serializeContext` renders for one message (joined with newlines there). */
+export function pushMessageParts(message: Message, parts: string[]): void {
+  if (typeof message.content === "string") {
+    parts.push(message.content);
+    return;
+  }
+  for (const block of message.content) {
+    if (block.type === "text") parts.push(block.text);
+    else if (block.type === "thinking") parts.push(block.thinking);
+    else if (block.type === "toolCall") parts.push(block.name, JSON.stringify(block.arguments));
+    else if (block.type === "image") parts.push(`[image ${block.mimeType}]`);
+  }
+}
+
+/** The text parts `serializeContext` renders for the tools (after the messages). */
+export function pushToolParts(tools: Context["tools"], parts: string[]): void {
+  for (const tool of tools ?? []) parts.push(tool.name, tool.description, JSON.stringify(tool.parameters));
 }
 
 /** Small deterministic PRNG (mulberry32). */

@@ -31,7 +31,10 @@ export class SessionFileError extends Error {
   }
 }
 
-const CHUNK_BYTES = 4 * 1024 * 1024;
+// Small chunks: a chunk decodes to a string that dies young. Multi-megabyte chunk strings land in V8's large-object
+// space, and 100 MB of them bring on old-generation collections that mark every entry parsed so far (about 20%
+// more CPU on a 100 MB session). A line longer than a chunk grows the buffer.
+const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 10;
 
 interface ParseState {
