@@ -12,6 +12,7 @@ export type { GoogleOptions } from "./providers/google.js";
 export * from "./providers/offline.js";
 export type { OpenAICompletionsOptions } from "./providers/openai-completions.js";
 export type { OpenAIResponsesOptions } from "./providers/openai-responses.js";
+export { SseDecoder, type SseMessage } from "./providers/sse-decoder.js";
 export * from "./register-builtins.js";
 export * from "./stream.js";
 export * from "./streaming-json.js";
