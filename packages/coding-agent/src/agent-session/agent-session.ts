@@ -303,7 +303,7 @@ export class AgentSession {
     const settings = this.settingsManager.get();
     if (last?.role === "assistant" && last.stopReason !== "aborted" && settings.compaction.enabled) {
       const tokens = this.compaction.contextTokens(messages);
-      if (shouldCompact(tokens, this.model.contextWindow, settings.compaction.reserveTokens)) {
+      if (shouldCompact(tokens, this.model.contextWindow, settings.compaction)) {
         await this.compaction.run("threshold", messages, signal, false);
         if (this.compaction.hasView) this.reloadFromSession();
       }
@@ -337,7 +337,7 @@ export class AgentSession {
     if (
       settings.compaction.enabled &&
       !this.compaction.isCompacting &&
-      shouldCompact(this.compaction.contextTokens(view), this.model.contextWindow, settings.compaction.reserveTokens)
+      shouldCompact(this.compaction.contextTokens(view), this.model.contextWindow, settings.compaction)
     ) {
       if (await this.compaction.run("threshold", view, signal, false)) view = this.compaction.applyView(messages);
     }

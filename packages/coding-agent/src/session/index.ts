@@ -5,6 +5,7 @@ export * from "./location.js";
 export * from "./lock.js";
 export * from "./messages.js";
 export * from "./migrate.js";
+export * from "./pi-session-functions.js";
 export * from "./reader.js";
 export * from "./session-manager.js";
 export * from "./types.js";

@@ -118,7 +118,10 @@ export interface SessionContext {
 export interface SessionTreeNode {
   entry: SessionEntry;
   children: SessionTreeNode[];
+  /** The entry's current label, if any. */
   label?: string;
+  /** When that label was set (the label entry's timestamp). */
+  labelTimestamp?: string;
 }
 
 /** A session as `SessionManager.list` sees it, from the file's head and tail only. */
@@ -134,3 +137,21 @@ export interface SessionInfo {
   /** Text of the first user message, when it lies in the head of the file. */
   firstMessage: string;
 }
+
+/** The read side of a SessionManager, as pi's branch-summary and extension APIs take it. */
+export type ReadonlySessionManager = Pick<
+  import("./session-manager.js").SessionManager,
+  | "getCwd"
+  | "getSessionDir"
+  | "getSessionId"
+  | "getSessionFile"
+  | "getLeafId"
+  | "getLeafEntry"
+  | "getEntry"
+  | "getLabel"
+  | "getBranch"
+  | "getHeader"
+  | "getEntries"
+  | "getTree"
+  | "getSessionName"
+>;

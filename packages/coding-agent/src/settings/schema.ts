@@ -11,10 +11,13 @@ export interface CompactionSettings {
   reserveTokens: number;
   /** Recent tokens kept verbatim after a compaction. */
   keepRecentTokens: number;
-  /** `safeguard`: adaptive summary budget, keeps tool failures and file operations in the summary. */
-  mode: "default" | "safeguard";
-  /** Safeguard: largest share of the context window the summarized history may occupy in the request. */
-  maxHistoryShare: number;
+  /**
+   * `safeguard`: adaptive summary budget, keeps tool failures and file operations in the summary. Optional (read
+   * as "default") so pi's three-field `CompactionSettings` is accepted as is.
+   */
+  mode?: "default" | "safeguard";
+  /** Safeguard: largest share of the context window the summarized history may occupy (default 0.5). */
+  maxHistoryShare?: number;
 }
 
 export interface ContextPruningSettings {
