@@ -69,3 +69,10 @@ function unquote(value: string): string {
   const hash = value.search(/\s#/);
   return hash >= 0 ? value.slice(0, hash).trim() : value;
 }
+
+/** The text without its frontmatter block (pi's `stripFrontmatter`); text without one is returned as is. */
+export function stripFrontmatter(text: string): string {
+  const parsed = parseFrontmatter(text);
+  // An unclosed block is not frontmatter: nothing is stripped.
+  return parsed.error ? text : parsed.body;
+}

@@ -38,6 +38,56 @@ const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
 const MAX_DEPTH = 6;
 
+/** pi's `loadSkillsFromDir` options: one skills root, and the source name its skills are tagged with. */
+export interface LoadSkillsFromDirOptions {
+  dir: string;
+  source: string;
+}
+
+/**
+ * Loads the skills of one root folder (pi's API): folders with a SKILL.md (found recursively) and `.md` files
+ * directly in it. A missing folder yields none; invalid skills are reported in `diagnostics`. The first of two
+ * skills with one name wins (the other is reported).
+ */
+export function loadSkillsFromDir(options: LoadSkillsFromDirOptions): LoadSkillsResult {
+  const diagnostics: SkillDiagnostic[] = [];
+  const byName = new Map<string, Skill>();
+  const source: Skill["source"] = options.source === "user" || options.source === "project" ? options.source : "path";
+  for (const file of discover(resolve(options.dir))) {
+    const skill = readSkill(file, source, diagnostics);
+    if (!skill) continue;
+    if (byName.has(skill.name)) {
+      diagnostics.push({ path: file, message: `duplicate skill name "${skill.name}": ignored`, severity: "warning" });
+      continue;
+    }
+    byName.set(skill.name, skill);
+  }
+  return { skills: [...byName.values()], diagnostics };
+}
+
+/** A `/skill:name` expansion as it appears in a user message (pi's format), split back into its parts. */
+export interface ParsedSkillBlock {
+  name: string;
+  location: string;
+  content: string;
+  /** Text the user wrote after the skill invocation, if any. */
+  userMessage: string | undefined;
+}
+
+const SKILL_BLOCK_RE = /^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n<\/skill>(?:\n\n([\s\S]+))?$/;
+
+/** Parses `<skill name=".." location="..">\n…\n</skill>` (optionally followed by a blank line and text), or null. */
+export function parseSkillBlock(text: string): ParsedSkillBlock | null {
+  const m = SKILL_BLOCK_RE.exec(text);
+  if (!m) return null;
+  return {
+    name: m[1] as string,
+    location: m[2] as string,
+    content: m[3] as string,
+    userMessage: m[4]?.trim() || undefined,
+  };
+}
+
 /**
  * Loads skills from `<cwd>/.tiller/skills` (project, wins on a name clash) and `<tillerHome>/skills` (user).
  * A skill is a folder with a SKILL.md (found recursively), or a `.md` file directly in a skills root.

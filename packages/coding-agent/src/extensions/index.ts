@@ -1,3 +1,4 @@
 export * from "./loader.js";
 export * from "./runner.js";
+export * from "./tool-definition.js";
 export * from "./types.js";

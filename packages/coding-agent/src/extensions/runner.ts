@@ -96,6 +96,11 @@ export class ExtensionRunner {
     this.context = context;
   }
 
+  /** The context handlers and tool definitions receive now (pi's `createContext`). */
+  createContext(): ExtensionContext {
+    return this.context;
+  }
+
   /** Subscribes to extension errors; errors raised before the first subscription are delivered to it at once. */
   onError(listener: (error: ExtensionError) => void): () => void {
     this.errorListeners.push(listener);

@@ -33,6 +33,8 @@ export { killTree } from "./process-tree.js";
 export * from "./read.js";
 export { findRipgrep } from "./ripgrep.js";
 export * from "./schema-normalize.js";
+export * from "./shell-config.js";
+export * from "./tool-definitions.js";
 export * from "./truncate.js";
 export { walkFiles } from "./walk.js";
 export * from "./write.js";
