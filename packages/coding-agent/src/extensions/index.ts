@@ -1,3 +1,4 @@
+export * from "./extension-runtime.js";
 export * from "./loader.js";
 export * from "./runner.js";
 export * from "./tool-definition.js";

@@ -86,8 +86,12 @@ export class ExtensionRunner {
   /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
   private pendingErrors: ExtensionError[] = [];
 
+  /** Errors met while loading (also delivered to the first `onError` listener). */
+  readonly loadErrors: readonly ExtensionError[];
+
   constructor(extensions: readonly LoadedExtension[], loadErrors: readonly ExtensionError[] = []) {
     this.extensions = extensions;
+    this.loadErrors = [...loadErrors];
     this.pendingErrors.push(...loadErrors);
   }
 
