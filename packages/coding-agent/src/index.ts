@@ -14,3 +14,4 @@ export * from "./settings/index.js";
 export * from "./tools/index.js";
 export * from "./util/clipboard.js";
 export * from "./util/visual-lines.js";
+export * from "./runtime/index.js";

@@ -1,0 +1,3 @@
+export * from "./agent-session-runtime.js";
+export * from "./agent-session-services.js";
+export * from "./resource-loader.js";
