@@ -133,6 +133,17 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
     throw err;
   }
   for (const n of setup.notes) process.stderr.write(`tiller: ${n.message}\n`);
+  await serveRpc(setup);
+  await shutdown(setup);
+  return 0;
+}
+
+/**
+ * Serves the RPC protocol for `setup.session` on stdin/stdout until stdin ends and the running turn (if any) has
+ * finished. Shared by `tiller --mode rpc` and the SDK's `runRpcMode(runtime)`.
+ */
+export async function serveRpc(setup: CliSetup): Promise<void> {
+  const write = (v: unknown) => process.stdout.write(toJsonLine(v));
   setup.extensions.onError((e) => write({ type: "extension_error", ...e }));
   const { session } = setup;
   session.subscribe((event) => {
@@ -224,6 +235,4 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
   });
   // stdin closed: let a running turn finish, then leave.
   while (session.isStreaming) await new Promise((r) => setTimeout(r, 20));
-  await shutdown(setup);
-  return 0;
 }

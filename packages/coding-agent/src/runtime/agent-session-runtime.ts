@@ -6,7 +6,6 @@
 import type { AgentSession } from "../agent-session/agent-session.js";
 import type { CreateAgentSessionResult } from "../agent-session/create-agent-session.js";
 import { SessionManager } from "../session/session-manager.js";
-import type { SessionEntry } from "../session/types.js";
 import type {
   AgentSessionRuntimeDiagnostic,
   AgentSessionServices,

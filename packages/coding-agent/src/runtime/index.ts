@@ -1,3 +1,5 @@
 export * from "./agent-session-runtime.js";
 export * from "./agent-session-services.js";
+export * from "./modes.js";
 export * from "./resource-loader.js";
+export * from "./rpc-client.js";
