@@ -102,7 +102,7 @@ describe("migrateSessionEntries", () => {
     // Ids are random: compare links as positions.
     const shape = (es: FileEntry[]) =>
       es.map((e) => {
-        const { id: _id, parentId, firstKeptEntryId, ...rest } = e as Record<string, unknown>;
+        const { id: _id, parentId, firstKeptEntryId, ...rest } = e as unknown as Record<string, unknown>;
         const at = (id: unknown) => es.findIndex((x) => (x as { id?: unknown }).id === id);
         return {
           ...rest,
