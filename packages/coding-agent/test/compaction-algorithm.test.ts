@@ -145,7 +145,14 @@ describe("compactMessages()", () => {
       c3,
       result(c3, "C".repeat(800)),
     ];
-    const r = await compactMessages({ messages, entryIdOf: idOf, settings: settings(), model, streamFn, tokensBefore: 2000 });
+    const r = await compactMessages({
+      messages,
+      entryIdOf: idOf,
+      settings: settings(),
+      model,
+      streamFn,
+      tokensBefore: 2000,
+    });
     expect(prompts).toHaveLength(2);
     expect(prompts.some((p) => p.includes("[User]: earlier question") && !p.includes("big task"))).toBe(true);
     expect(prompts.some((p) => p.includes(TURN_PREFIX_PROMPT) && p.includes("[User]: big task"))).toBe(true);
