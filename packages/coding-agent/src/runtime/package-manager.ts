@@ -2,8 +2,8 @@
  * pi's `PackageManager`: packages bundle extensions, skills, prompt templates and themes. A source is a local
  * folder, `npm:<spec>` (installed with npm under `<agentDir>/packages/npm`) or `git:<url>` (cloned under
  * `<agentDir>/packages/git`). The configured sources are the `packages` setting (user scope). A package lists
- * its resources in package.json (`tiller` or `pi` key: `{ extensions, skills, prompts, themes }`), else the
- * folders of those names are used.
+ * all its resources in package.json (`tiller` or `pi` key: `{ extensions, skills, prompts, themes }`); without
+ * that key the folders of those names are used.
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -272,7 +272,8 @@ export class DefaultPackageManager implements PackageManager {
       }
       const manifest = this.manifest(dir);
       for (const kind of KINDS) {
-        const entries = manifest?.[kind] ?? (existsSync(join(dir, kind)) ? [kind] : []);
+        // A manifest is the complete list; without one the conventional folders are used.
+        const entries = manifest ? (manifest[kind] ?? []) : existsSync(join(dir, kind)) ? [kind] : [];
         for (const rel of entries) out[kind].push({ path: resolve(dir, rel), enabled: true, metadata });
       }
     }
