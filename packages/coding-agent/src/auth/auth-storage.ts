@@ -21,6 +21,22 @@ export type AuthCredential = ApiKeyCredential | OtherCredential;
 
 export type AuthSource = "runtime" | "file" | "env";
 
+/** pi's OAuth credential shape (Tiller stores and reads it; it runs no OAuth login flow). */
+export interface OAuthCredential {
+  type: "oauth";
+  access: string;
+  refresh: string;
+  expires: number;
+  [field: string]: unknown;
+}
+
+/** Whether a provider has a key, and where it would come from (pi's shape). */
+export interface AuthStatus {
+  configured: boolean;
+  source?: "stored" | "runtime" | "environment" | "fallback" | "models_json_key" | "models_json_command";
+  label?: string;
+}
+
 export class AuthStorage {
   private data: Record<string, AuthCredential> = {};
   private runtime = new Map<string, string>();
@@ -142,6 +158,13 @@ export class AuthStorage {
     if (this.fileKey(provider)) return "file";
     if (getEnvApiKey(provider)) return "env";
     return undefined;
+  }
+  getAuthStatus(provider: string): AuthStatus {
+    const source = this.getAuthSource(provider);
+    if (source === "runtime") return { configured: true, source: "runtime" };
+    if (source === "file") return { configured: true, source: "stored" };
+    if (source === "env") return { configured: true, source: "environment" };
+    return this.fallback?.(provider) ? { configured: true, source: "fallback" } : { configured: false };
   }
   hasAuth(provider: string): boolean {
     return this.getAuthSource(provider) !== undefined;

@@ -5,13 +5,13 @@
  */
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "@tiller/agent";
 import type { Static, TSchema } from "@tiller/ai";
-import type { BashToolDetails } from "../tools/bash.js";
-import type { EditToolDetails } from "../tools/edit.js";
-import type { FindToolDetails } from "../tools/find.js";
-import type { GrepToolDetails } from "../tools/grep.js";
-import type { LsToolDetails } from "../tools/ls.js";
-import type { ReadToolDetails } from "../tools/read.js";
-import type { WriteToolDetails } from "../tools/write.js";
+import type { BashToolDetails, BashToolInput } from "../tools/bash.js";
+import type { EditToolDetails, EditToolInput } from "../tools/edit.js";
+import type { FindToolDetails, FindToolInput } from "../tools/find.js";
+import type { GrepToolDetails, GrepToolInput } from "../tools/grep.js";
+import type { LsToolDetails, LsToolInput } from "../tools/ls.js";
+import type { ReadToolDetails, ReadToolInput } from "../tools/read.js";
+import type { WriteToolDetails, WriteToolInput } from "../tools/write.js";
 import type { SourceInfo } from "./source-info.js";
 import type { ExtensionContext, ExtensionEventMap } from "./types.js";
 
@@ -80,6 +80,17 @@ export function toolDefinitionFromAgentTool<TParams extends TSchema, TDetails>(
 }
 
 export type ToolCallEvent = ExtensionEventMap["tool_call"];
+
+type CallOf<N extends string, I> = ToolCallEvent & { toolName: N; input: I };
+export type BashToolCallEvent = CallOf<"bash", BashToolInput>;
+export type ReadToolCallEvent = CallOf<"read", ReadToolInput>;
+export type EditToolCallEvent = CallOf<"edit", EditToolInput>;
+export type WriteToolCallEvent = CallOf<"write", WriteToolInput>;
+export type GrepToolCallEvent = CallOf<"grep", GrepToolInput>;
+export type FindToolCallEvent = CallOf<"find", FindToolInput>;
+export type LsToolCallEvent = CallOf<"ls", LsToolInput>;
+/** A call of a tool that is not built in. */
+export type CustomToolCallEvent = ToolCallEvent;
 export type ToolResultEvent = ExtensionEventMap["tool_result"];
 
 type ResultOf<N extends string, D> = ToolResultEvent & { toolName: N; details: D | undefined };

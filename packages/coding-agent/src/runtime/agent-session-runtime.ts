@@ -5,12 +5,9 @@
  */
 import type { AgentSession } from "../agent-session/agent-session.js";
 import type { CreateAgentSessionResult } from "../agent-session/create-agent-session.js";
+import type { SessionStartEvent } from "../extensions/types.js";
 import { SessionManager } from "../session/session-manager.js";
-import type {
-  AgentSessionRuntimeDiagnostic,
-  AgentSessionServices,
-  SessionStartEvent,
-} from "./agent-session-services.js";
+import type { AgentSessionRuntimeDiagnostic, AgentSessionServices } from "./agent-session-services.js";
 
 export interface CreateAgentSessionRuntimeResult extends CreateAgentSessionResult {
   services: AgentSessionServices;

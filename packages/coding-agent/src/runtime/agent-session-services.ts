@@ -11,7 +11,7 @@ import { wireExtensions } from "../cli/session-setup.js";
 import { buildSystemPrompt } from "../context/system-prompt.js";
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
 import { type ToolDefinition, wrapToolDefinition } from "../extensions/tool-definition.js";
-import type { ExtensionEventMap } from "../extensions/types.js";
+import type { SessionStartEvent } from "../extensions/types.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import { ModelRegistry } from "../models/model-registry.js";
 import type { SessionManager } from "../session/session-manager.js";
@@ -76,9 +76,6 @@ export async function createAgentSessionServices(
   for (const [k, v] of options.extensionFlagValues ?? []) extensions.runtime.flagValues.set(k, v);
   return { cwd, agentDir, authStorage, settingsManager, modelRegistry, resourceLoader, diagnostics };
 }
-
-/** The `session_start` event an embedder may pass on (why the session started). */
-export type SessionStartEvent = ExtensionEventMap["session_start"];
 
 export interface CreateAgentSessionFromServicesOptions {
   services: AgentSessionServices;

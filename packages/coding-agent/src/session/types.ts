@@ -155,3 +155,9 @@ export type ReadonlySessionManager = Pick<
   | "getTree"
   | "getSessionName"
 >;
+
+/** Options of `SessionManager.newSession`. */
+export interface NewSessionOptions {
+  id?: string;
+  parentSession?: string;
+}

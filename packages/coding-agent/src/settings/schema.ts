@@ -147,3 +147,14 @@ export function mergeSettings(base: Record<string, unknown>, over: Record<string
   }
   return out;
 }
+
+/** pi's image settings (Tiller passes images through unchanged; the keys are accepted and kept). */
+export interface ImageSettings {
+  autoResize?: boolean;
+  blockImages?: boolean;
+}
+
+/** An entry of the `packages` setting: a source, or a source with the resources to take from it. */
+export type PackageSource =
+  | string
+  | { source: string; extensions?: string[]; skills?: string[]; prompts?: string[]; themes?: string[] };
