@@ -11,9 +11,6 @@
 import type * as Pi from "@mariozechner/pi-coding-agent";
 import type * as T from "@tiller/coding-agent";
 
-// biome-ignore lint/suspicious/noExplicitAny: pi's generic defaults are `any`; the checks mirror them.
-type Any = any;
-
 export const input = {
   AgentSessionEvent: (x: Pi.AgentSessionEvent): T.AgentSessionEvent => x,
   ParsedSkillBlock: (x: Pi.ParsedSkillBlock): T.ParsedSkillBlock => x,

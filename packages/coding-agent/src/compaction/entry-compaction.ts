@@ -7,11 +7,7 @@
 import type { AgentMessage, ThinkingLevel } from "@tiller/agent";
 import { type Model, streamSimple, type Usage } from "@tiller/ai";
 import { buildSessionContext } from "../session/context.js";
-import {
-  createBranchSummaryMessage,
-  createCompactionSummaryMessage,
-  createCustomMessage,
-} from "../session/messages.js";
+import { createBranchSummaryMessage, createCustomMessage } from "../session/messages.js";
 import type { CompactionEntry, SessionEntry } from "../session/types.js";
 import type { CompactionSettings } from "../settings/schema.js";
 import type { CompactionResult } from "./compact.js";

@@ -10,7 +10,6 @@ export interface VisualTruncateResult {
   skippedCount: number;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching terminal escape sequences is the point.
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(?:\x07|\x1b\\)/g;
 
 function columns(text: string): number {
