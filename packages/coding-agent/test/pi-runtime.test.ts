@@ -6,15 +6,19 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { Type } from "@tiller/ai";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   type AgentSessionRuntime,
   type CreateAgentSessionRuntimeFactory,
+  createAgentSession,
   createAgentSessionFromServices,
   createAgentSessionRuntime,
   createAgentSessionServices,
   createExtensionRuntime,
   DefaultPackageManager,
+  DefaultResourceLoader,
+  defineTool,
   discoverAndLoadExtensions,
   loadEntriesFromFile,
   RpcClient,
@@ -172,6 +176,63 @@ describe("services, session and runtime", () => {
     const events = out.slice(1).map((l) => JSON.parse(l) as { type: string });
     expect(events[0]?.type).toBe("session");
     expect(events.map((e) => e.type)).toContain("agent_end");
+  });
+});
+
+describe("createAgentSession with pi's options", () => {
+  it("takes tool names, customTools and a resource loader, and wires the loader's extensions", async () => {
+    const loader = new DefaultResourceLoader({ cwd: fx.project, agentDir: fx.home, appendSystemPrompt: ["Be kind."] });
+    await loader.reload();
+    const seen: string[] = [];
+    const shout = defineTool({
+      name: "shout",
+      label: "shout",
+      description: "upper-cases",
+      parameters: Type.Object({ text: Type.String() }),
+      async execute(_id, p, _s, _u, ctx) {
+        seen.push(ctx.cwd);
+        return { content: [{ type: "text", text: p.text.toUpperCase() }], details: undefined };
+      },
+    });
+    const { session } = await createAgentSession({
+      cwd: fx.project,
+      agentDir: fx.home,
+      sessionManager: SessionManager.inMemory(fx.project),
+      tools: ["read", "ls"],
+      customTools: [shout],
+      resourceLoader: loader,
+    });
+    try {
+      expect(session.agent.state.tools.map((t) => t.name)).toEqual(["read", "ls", "shout", "ping"]);
+      expect(session.agent.state.systemPrompt).toContain("Project rule: answer briefly.");
+      expect(session.agent.state.systemPrompt).toContain("Be kind.");
+      const shoutTool = session.agent.state.tools.find((t) => t.name === "shout");
+      const r = await shoutTool?.execute("1", { text: "hi" });
+      expect(r?.content).toEqual([{ type: "text", text: "HI" }]);
+      expect(seen).toEqual([fx.project]);
+      loader.getExtensions().runtime.setSessionName("via loader");
+      expect(session.sessionManager.getSessionName()).toBe("via loader");
+      await expect(
+        createAgentSession({
+          cwd: fx.project,
+          agentDir: fx.home,
+          sessionManager: SessionManager.inMemory(fx.project),
+          tools: ["nope"],
+        }),
+      ).rejects.toThrow(/unknown tool "nope"/);
+      const bare = await createAgentSession({
+        cwd: fx.project,
+        agentDir: fx.home,
+        sessionManager: SessionManager.inMemory(fx.project),
+        tools: ["read"],
+        customTools: [shout],
+        noTools: "all",
+      });
+      expect(bare.session.agent.state.tools).toEqual([]);
+      bare.session.dispose();
+    } finally {
+      session.dispose();
+    }
   });
 });
 

@@ -3,20 +3,16 @@
  * settings, models, loaded resources), `createAgentSessionFromServices` makes a session from them, with the
  * tools, the system prompt and the extensions wired as the CLI wires them.
  */
-import type { AgentTool, ThinkingLevel } from "@tiller/agent";
+import type { ThinkingLevel } from "@tiller/agent";
 import type { Model } from "@tiller/ai";
 import { type CreateAgentSessionResult, createAgentSession } from "../agent-session/create-agent-session.js";
 import { AuthStorage } from "../auth/auth-storage.js";
-import { wireExtensions } from "../cli/session-setup.js";
-import { buildSystemPrompt } from "../context/system-prompt.js";
-import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
-import { type ToolDefinition, wrapToolDefinition } from "../extensions/tool-definition.js";
+import type { ToolDefinition } from "../extensions/tool-definition.js";
 import type { SessionStartEvent } from "../extensions/types.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import { ModelRegistry } from "../models/model-registry.js";
 import type { SessionManager } from "../session/session-manager.js";
 import { SettingsManager } from "../settings/settings-manager.js";
-import { createAllTools } from "../tools/index.js";
 import { DefaultResourceLoader, type DefaultResourceLoaderOptions, type ResourceLoader } from "./resource-loader.js";
 
 export interface AgentSessionRuntimeDiagnostic {
@@ -99,31 +95,7 @@ export async function createAgentSessionFromServices(
   options: CreateAgentSessionFromServicesOptions,
 ): Promise<CreateAgentSessionResult> {
   const { services } = options;
-  const loader = services.resourceLoader;
-  const extensions = loader.getExtensions();
-  const runner = extensions.runner;
-  const builtins = createAllTools(services.cwd);
-  const names = options.noTools === true || options.noTools === "all" ? [] : (options.tools ?? DEFAULT_TOOL_NAMES);
-  const tools: AgentTool[] = [];
-  for (const name of names) {
-    const tool = builtins[name];
-    if (!tool) throw new Error(`unknown tool "${name}" (built-in tools: ${Object.keys(builtins).join(", ")})`);
-    tools.push(tool as AgentTool);
-  }
-  for (const def of options.customTools ?? [])
-    tools.push(wrapToolDefinition(def, () => runner.createContext()) as AgentTool);
-  for (const t of runner.getTools()) if (!tools.some((x) => x.name === t.name)) tools.push(t);
-
-  const systemPrompt = buildSystemPrompt({
-    cwd: services.cwd,
-    tools,
-    contextFiles: loader.getAgentsFiles().agentsFiles,
-    skills: loader.getSkills().skills,
-    ...(loader.getSystemPrompt() !== undefined ? { systemPrompt: loader.getSystemPrompt() as string } : {}),
-    ...(loader.getAppendSystemPrompt().length > 0
-      ? { appendSystemPrompt: loader.getAppendSystemPrompt().join("\n\n") }
-      : {}),
-  });
+  const noTools = options.noTools === true || options.noTools === "all";
   const result = await createAgentSession({
     cwd: services.cwd,
     agentDir: services.agentDir,
@@ -131,13 +103,14 @@ export async function createAgentSessionFromServices(
     settingsManager: services.settingsManager,
     modelRegistry: services.modelRegistry,
     sessionManager: options.sessionManager,
-    tools,
-    systemPrompt,
+    resourceLoader: services.resourceLoader,
+    tools: noTools ? [] : (options.tools ?? DEFAULT_TOOL_NAMES),
+    ...(options.customTools ? { customTools: options.customTools } : {}),
+    ...(noTools ? { noTools: "all" as const } : {}),
     ...(options.model ? { model: options.model } : {}),
     ...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}),
   });
-  wireExtensions(result.session, runner, services.cwd, { hasUI: false });
-  bindExtensionRuntime(extensions.runtime, result.session, tools);
+  const runner = services.resourceLoader.getExtensions().runner;
   const start = options.sessionStartEvent ?? {
     type: "session_start" as const,
     reason: options.sessionManager.getEntryCount() > 0 ? ("resume" as const) : ("startup" as const),
