@@ -20,6 +20,7 @@ import {
   type ExtensionContext,
   ExtensionRunner,
   FileAuthStorageBackend,
+  formatSkillsForPrompt,
   getAgentDir,
   getShellConfig,
   InMemoryAuthStorageBackend,
@@ -249,11 +250,35 @@ describe("small helpers", () => {
     writeFileSync(join(root, "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Ships the app\n---\nSteps\n");
     mkdirSync(join(root, "broken"), { recursive: true });
     writeFileSync(join(root, "broken", "SKILL.md"), "---\nname: broken\n---\nno description\n");
+    mkdirSync(join(root, "manual"), { recursive: true });
+    writeFileSync(
+      join(root, "manual", "SKILL.md"),
+      "---\nname: manual\ndescription: Only on request\ndisable-model-invocation: true\n---\nSteps\n",
+    );
     const r = loadSkillsFromDir({ dir: root, source: "user" });
-    expect(r.skills.map((s) => [s.name, s.description])).toEqual([["deploy", "Ships the app"]]);
+    expect(r.skills.map((s) => [s.name, s.description, s.disableModelInvocation])).toEqual([
+      ["deploy", "Ships the app", false],
+      ["manual", "Only on request", true],
+    ]);
+    expect(r.skills[0]?.sourceInfo).toEqual({
+      path: join(root, "deploy", "SKILL.md"),
+      source: "user",
+      scope: "user",
+      origin: "top-level",
+      baseDir: join(root, "deploy"),
+    });
+    // Like pi, a skill the model may not invoke is not listed to it.
+    const listed = formatSkillsForPrompt(r.skills);
+    expect(listed).toContain("deploy");
+    expect(listed).not.toContain("manual");
+    expect(pi.formatSkillsForPrompt(pi.loadSkillsFromDir({ dir: root, source: "user" }).skills)).not.toContain(
+      "Only on request",
+    );
     expect(r.diagnostics.length).toBeGreaterThan(0);
     const theirs = pi.loadSkillsFromDir({ dir: root, source: "user" });
-    expect(theirs.skills.map((s) => s.name)).toEqual(r.skills.map((s) => s.name));
+    expect(theirs.skills.map((s) => [s.name, s.disableModelInvocation])).toEqual(
+      r.skills.map((s) => [s.name, s.disableModelInvocation]),
+    );
     expect(loadSkillsFromDir({ dir: join(dir, "none"), source: "user" })).toEqual({ skills: [], diagnostics: [] });
   });
 
