@@ -118,7 +118,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   RenderDiffOptions: "terminal UI: comes with the TUI issue",
   ResolvedCommand: "not in Tiller yet: part of pi's larger extension/tool API",
   ResourceLoader: "getThemes returns no pi Theme objects (no TUI themes)",
-  RpcSessionState: "Tiller's get_state returns Tiller's Model and fewer fields",
   SessionBeforeCompactEvent: "not in Tiller yet: part of pi's larger extension/tool API",
   SessionBeforeForkEvent: "not in Tiller yet: part of pi's larger extension/tool API",
   SessionBeforeSwitchEvent: "not in Tiller yet: part of pi's larger extension/tool API",

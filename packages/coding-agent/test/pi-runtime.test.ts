@@ -23,6 +23,7 @@ import {
   loadEntriesFromFile,
   RpcClient,
   runPrintMode,
+  SessionImportFileNotFoundError,
   SessionManager,
   SettingsManager,
 } from "../src/index.js";
@@ -130,6 +131,14 @@ describe("services, session and runtime", () => {
       // The fork's source file is intact and unlocked: it opens for writing again.
       SessionManager.open(firstFile).close();
       expect(loadEntriesFromFile(firstFile).filter((e) => e.type === "message")).toHaveLength(2);
+
+      await runtime.importFromJsonl(firstFile);
+      expect(runtime.session.messages).toHaveLength(2);
+      expect(runtime.session.sessionId).not.toBe(firstId);
+      expect(loadEntriesFromFile(runtime.session.sessionFile as string)[0]).toMatchObject({ parentSession: firstFile });
+      await expect(runtime.importFromJsonl(join(fx.root, "missing.jsonl"))).rejects.toThrow(
+        SessionImportFileNotFoundError,
+      );
     } finally {
       await runtime.dispose();
     }
@@ -252,7 +261,10 @@ describe("RpcClient", () => {
       expect(events.at(-1)?.type).toBe("agent_end");
       expect(await client.getLastAssistantText()).toBe("echo: over rpc");
       const state = await client.getState();
-      expect(state.model.provider).toBe("mock");
+      expect(state.model?.provider).toBe("mock");
+      expect(state.steeringMode).toBe("one-at-a-time");
+      expect(state.autoCompactionEnabled).toBe(true);
+      expect(state.sessionFile).toBeUndefined();
       expect(state.messageCount).toBe(2);
       expect((await client.getMessages()).map((m) => m.role)).toEqual(["user", "assistant"]);
       await expect(client.cycleModel()).rejects.toThrow(/unknown command "cycle_model"/);

@@ -11,6 +11,7 @@ import { Type } from "@tiller/ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   AuthStorage,
+  copyToClipboard,
   createEventBus,
   createLsToolDefinition,
   createReadToolDefinition,
@@ -210,6 +211,43 @@ describe("auth storage backends", () => {
     expect(broken.drainErrors()).toHaveLength(1);
     expect(() => broken.set("x", { type: "api_key", key: "y" })).toThrow(/not valid JSON/);
     expect(readFileSync(path, "utf8")).toBe("{ not json");
+  });
+
+  it("reports where a key comes from, resolves a fallback last, and logs out", () => {
+    const storage = AuthStorage.fromStorage(new InMemoryAuthStorageBackend());
+    storage.set("openai", { type: "api_key", key: "stored" });
+    storage.setRuntimeApiKey("anthropic", "rt");
+    storage.setFallbackResolver((p) => (p === "local" ? "from-models-json" : undefined));
+    expect(storage.getAuthStatus("openai")).toEqual({ configured: true, source: "stored" });
+    expect(storage.getAuthStatus("anthropic")).toEqual({ configured: true, source: "runtime" });
+    expect(storage.getAuthStatus("local")).toEqual({ configured: true, source: "fallback" });
+    expect(storage.getApiKey("local")).toBe("from-models-json");
+    expect(storage.getAuthStatus("nobody-xyz")).toEqual({ configured: false });
+    storage.logout("openai");
+    expect(storage.getAll()).toEqual({});
+  });
+});
+
+describe("copyToClipboard", () => {
+  it("pipes the text into the platform clipboard tool, and fails clearly when there is none", async () => {
+    // No display server here: a stand-in `wl-copy` on PATH records what the real one would receive.
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    const out = join(dir, "clipboard.txt");
+    writeFileSync(join(bin, "wl-copy"), `#!/bin/sh\ncat > "${out}"\n`, { mode: 0o755 });
+    const env = { PATH: process.env.PATH, WAYLAND_DISPLAY: process.env.WAYLAND_DISPLAY };
+    try {
+      process.env.PATH = `${bin}:${process.env.PATH}`;
+      process.env.WAYLAND_DISPLAY = "wayland-test";
+      await copyToClipboard("héllo\nclipboard");
+      expect(readFileSync(out, "utf8")).toBe("héllo\nclipboard");
+      process.env.PATH = join(dir, "empty-path");
+      await expect(copyToClipboard("x")).rejects.toThrow(/no clipboard available/);
+    } finally {
+      process.env.PATH = env.PATH;
+      if (env.WAYLAND_DISPLAY === undefined) delete process.env.WAYLAND_DISPLAY;
+      else process.env.WAYLAND_DISPLAY = env.WAYLAND_DISPLAY;
+    }
   });
 });
 

@@ -110,6 +110,7 @@ export const input = {
 };
 
 export const output = {
+  RpcSessionState: (x: T.RpcSessionState): Pi.RpcSessionState => x,
   AgentSessionEventListener: (x: T.AgentSessionEventListener): Pi.AgentSessionEventListener => x,
   ContextUsage: (x: T.ContextUsage): Pi.ContextUsage => x,
   SessionStartEvent: (x: T.SessionStartEvent): Pi.SessionStartEvent => x,

@@ -34,17 +34,25 @@ const HANDLERS: Record<string, Handler> = {
   abort: async (_cmd, { session }) => {
     await session.abort();
   },
-  get_state: (_cmd, { session }) => ({
-    model: session.model,
-    thinkingLevel: session.thinkingLevel,
-    isStreaming: session.isStreaming,
-    isCompacting: session.isCompacting,
-    sessionId: session.sessionId,
-    sessionFile: session.sessionFile ?? null,
-    sessionName: session.sessionManager.getSessionName() ?? null,
-    messageCount: session.messages.length,
-    pendingMessageCount: session.pendingMessageCount,
-  }),
+  // pi's RpcSessionState: absent file and name are left out, not null.
+  get_state: (_cmd, { session }) => {
+    const sessionFile = session.sessionFile;
+    const sessionName = session.sessionManager.getSessionName();
+    return {
+      model: session.model,
+      thinkingLevel: session.thinkingLevel,
+      isStreaming: session.isStreaming,
+      isCompacting: session.isCompacting,
+      steeringMode: session.agent.steeringMode,
+      followUpMode: session.agent.followUpMode,
+      ...(sessionFile ? { sessionFile } : {}),
+      sessionId: session.sessionId,
+      ...(sessionName ? { sessionName } : {}),
+      autoCompactionEnabled: session.settingsManager.get().compaction.enabled,
+      messageCount: session.messages.length,
+      pendingMessageCount: session.pendingMessageCount,
+    };
+  },
   get_messages: (_cmd, { session }) => ({ messages: session.messages }),
   get_last_assistant_text: (_cmd, { session }) => {
     for (let i = session.messages.length - 1; i >= 0; i--) {

@@ -7,7 +7,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentEvent, AgentMessage, ThinkingLevel } from "@tiller/agent";
-import type { ImageContent } from "@tiller/ai";
+import type { ImageContent, Model } from "@tiller/ai";
 import type { SessionStats } from "../agent-session/events.js";
 import { createJsonlReader, toJsonLine } from "../cli/jsonl.js";
 import type { CompactionResult } from "../compaction/compact.js";
@@ -32,15 +32,18 @@ export interface ModelInfo {
   reasoning: boolean;
 }
 
-/** `get_state`'s answer. */
+/** `get_state`'s answer (pi's shape). */
 export interface RpcSessionState {
-  model: { provider: string; id: string } & Record<string, unknown>;
+  model?: Model;
   thinkingLevel: ThinkingLevel;
   isStreaming: boolean;
   isCompacting: boolean;
+  steeringMode: "all" | "one-at-a-time";
+  followUpMode: "all" | "one-at-a-time";
+  sessionFile?: string;
   sessionId: string;
-  sessionFile: string | null;
-  sessionName: string | null;
+  sessionName?: string;
+  autoCompactionEnabled: boolean;
   messageCount: number;
   pendingMessageCount: number;
 }
