@@ -143,6 +143,18 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   WorkingIndicatorOptions: "terminal UI: comes with the TUI issue",
 };
 
+/** pi classes whose instances Tiller's do not yet match member for member, and why. */
+export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
+  AgentSession: "pi's session has ~44 more members (scoped models, bash execution, UI hooks, tool toggles)",
+  SessionManager: "setSessionFile and the internal _persist",
+  AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
+  ModelRegistry: "per-provider display names, auth status and header helpers",
+  SettingsManager: "pi's one getter/setter per setting (Tiller: get() and set(key, value))",
+  ExtensionRunner: "pi's runner also drives UI context, commands context and provider registration",
+  DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
+  AgentSessionRuntime: "its services hold Tiller's AuthStorage (above)",
+};
+
 /** Type names exported by pi's index (from its declaration file: types do not exist at runtime). */
 function piTypeNames(): string[] {
   const dts = readFileSync(join(root, "node_modules/@mariozechner/pi-coding-agent/dist/index.d.ts"), "utf8");
@@ -187,6 +199,14 @@ describe("pi-coding-agent 0.73.1 exports", () => {
     expect(unaccounted).toEqual([]);
     const stale = Object.keys(PENDING_PI_TYPES).filter((n) => checked.has(n) || !names.includes(n));
     expect(stale).toEqual([]);
+    const piClasses = Object.keys(pi).filter(
+      (n) =>
+        /^[A-Z]/.test(n) &&
+        typeof (pi as Record<string, unknown>)[n] === "function" &&
+        !PENDING_TUI_EXPORTS.includes(n),
+    );
+    expect(piClasses.filter((n) => !checked.has(n) && !(n in PENDING_PI_CLASSES))).toEqual([]);
+    expect(Object.keys(PENDING_PI_CLASSES).filter((n) => checked.has(n) || !piClasses.includes(n))).toEqual([]);
     const res = spawnSync(
       process.execPath,
       [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(here, "tsconfig.pi-types.json")],

@@ -7,9 +7,13 @@
  * - `input`: values a program builds and hands to Tiller (options, entries, settings): pi's type → Tiller's.
  * - `output`: values Tiller hands back (results, tree nodes, events): Tiller's type → pi's, so code reading them
  *   as pi's type keeps compiling.
+ * - `classes`: a Tiller instance has every public member of pi's class (pending ones: `PENDING_PI_CLASSES`).
  */
 import type * as Pi from "@mariozechner/pi-coding-agent";
 import type * as T from "@tiller/coding-agent";
+
+/** The public instance surface of a class (private members make classes nominal). */
+type PublicOf<C> = { [K in keyof C]: C[K] };
 
 export const input = {
   AgentSessionEvent: (x: Pi.AgentSessionEvent): T.AgentSessionEvent => x,
@@ -121,4 +125,12 @@ export const output = {
   Skill: (x: T.Skill): Pi.Skill => x,
   FindToolDetails: (x: T.FindToolDetails): Pi.FindToolDetails => x,
   GrepToolDetails: (x: T.GrepToolDetails): Pi.GrepToolDetails => x,
+};
+
+/** Classes: a Tiller instance offers every public member of pi's with a compatible type. */
+export const classes = {
+  FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<Pi.FileAuthStorageBackend> => x,
+  InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<Pi.InMemoryAuthStorageBackend> => x,
+  DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
+  RpcClient: (x: T.RpcClient): PublicOf<Pi.RpcClient> => x,
 };

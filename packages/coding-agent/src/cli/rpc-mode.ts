@@ -4,6 +4,7 @@
  * started (or was queued / handled); later failures arrive as events, as in pi's protocol.
  */
 import type { ThinkingLevel } from "@tiller/agent";
+import { createSyntheticSourceInfo } from "../extensions/source-info.js";
 import type { CliArgs } from "./args.js";
 import { THINKING_LEVELS } from "./args.js";
 import { CliUsageError } from "./errors.js";
@@ -112,9 +113,20 @@ const HANDLERS: Record<string, Handler> = {
         name,
         description: c.description,
         source: "extension",
+        sourceInfo: createSyntheticSourceInfo(c.extension, { source: "extension" }),
       })),
-      ...setup.templates.map((t) => ({ name: t.name, description: t.description, source: "prompt" })),
-      ...setup.skills.map((s) => ({ name: `skill:${s.name}`, description: s.description, source: "skill" })),
+      ...setup.templates.map((t) => ({
+        name: t.name,
+        description: t.description,
+        source: "prompt",
+        sourceInfo: t.sourceInfo,
+      })),
+      ...setup.skills.map((s) => ({
+        name: `skill:${s.name}`,
+        description: s.description,
+        source: "skill",
+        sourceInfo: s.sourceInfo,
+      })),
     ],
   }),
 };

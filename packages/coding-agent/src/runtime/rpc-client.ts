@@ -11,6 +11,7 @@ import type { ImageContent, Model } from "@tiller/ai";
 import type { SessionStats } from "../agent-session/events.js";
 import { createJsonlReader, toJsonLine } from "../cli/jsonl.js";
 import type { CompactionResult } from "../compaction/compact.js";
+import type { SourceInfo } from "../extensions/source-info.js";
 
 export interface RpcClientOptions {
   /** Script run with node (default: this package's `bin/tiller.js`). */
@@ -48,6 +49,15 @@ export interface RpcSessionState {
   pendingMessageCount: number;
 }
 
+/** A `bash` command's answer (pi's shape). */
+export interface BashResult {
+  output: string;
+  exitCode: number | undefined;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+}
+
 export type RpcCommand = { type: string; id?: string } & Record<string, unknown>;
 export type RpcResponse =
   | { type: "response"; id?: string; command: string; success: true; data?: unknown }
@@ -56,7 +66,8 @@ export type RpcEventListener = (event: AgentEvent) => void;
 export interface RpcSlashCommand {
   name: string;
   description?: string;
-  source: string;
+  source: "extension" | "prompt" | "skill";
+  sourceInfo: SourceInfo;
 }
 
 const DEFAULT_CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "tiller.js");
@@ -185,7 +196,7 @@ export class RpcClient {
   async abortRetry(): Promise<void> {
     await this.call({ type: "abort_retry" });
   }
-  bash(command: string): Promise<{ output: string; exitCode: number | undefined; cancelled: boolean }> {
+  bash(command: string): Promise<BashResult> {
     return this.call({ type: "bash", command });
   }
   async abortBash(): Promise<void> {
