@@ -274,6 +274,31 @@ describe("RpcClient", () => {
   });
 });
 
+describe("runRpcMode", () => {
+  it("serves a runtime built with the SDK over RPC", async () => {
+    mkdirSync(join(fx.home, "prompts"), { recursive: true });
+    writeFileSync(join(fx.home, "prompts", "review.md"), "---\ndescription: Review the diff\n---\nReview $1\n");
+    const tsx = pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
+    const client = new RpcClient({
+      cliPath: join(REPO_ROOT, "packages", "coding-agent", "test", "rpc-runtime-child.ts"),
+      nodeArgs: ["--conditions=tiller-source", "--import", tsx],
+      cwd: fx.project,
+      env: fx.env as Record<string, string>,
+    });
+    await client.start();
+    try {
+      await client.promptAndWait("from the sdk");
+      expect(await client.getLastAssistantText()).toBe("echo: from the sdk");
+      expect(server.requests.at(-1)?.tools?.map((t) => t.function.name)).toEqual(["read", "ping"]);
+      expect((await client.getCommands()).map((c) => [c.name, c.source, c.sourceInfo.path])).toEqual([
+        ["review", "prompt", join(fx.home, "prompts", "review.md")],
+      ]);
+    } finally {
+      await client.stop();
+    }
+  });
+});
+
 describe("discoverAndLoadExtensions", () => {
   it("loads discovered and configured extensions and lists the ones that failed", async () => {
     const broken = join(fx.project, "broken.ts");
