@@ -149,7 +149,7 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   SessionManager: "setSessionFile and the internal _persist",
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "per-provider display names, auth status and header helpers",
-  SettingsManager: "pi's one getter/setter per setting (Tiller: get() and set(key, value))",
+  SettingsManager: "pi's getters and setters of terminal-UI settings (theme, images, editor, changelog, …)",
   ExtensionRunner: "pi's runner also drives UI context, commands context and provider registration",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services hold Tiller's AuthStorage (above)",

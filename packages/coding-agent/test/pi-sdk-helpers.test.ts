@@ -31,6 +31,7 @@ import {
   loadProjectContextFiles,
   loadSkillsFromDir,
   parseSkillBlock,
+  SettingsManager,
   stripFrontmatter,
   type ToolResultEvent,
   truncateToVisualLines,
@@ -225,6 +226,35 @@ describe("auth storage backends", () => {
     expect(storage.getAuthStatus("nobody-xyz")).toEqual({ configured: false });
     storage.logout("openai");
     expect(storage.getAll()).toEqual({});
+  });
+});
+
+describe("SettingsManager, pi's accessors", () => {
+  it("reads and writes the settings file so that pi's SettingsManager reads the same values", async () => {
+    const home = join(dir, "home");
+    const cwd = join(dir, "project");
+    mkdirSync(join(cwd, ".tiller"), { recursive: true });
+    const sm = SettingsManager.create(cwd, home);
+    sm.setDefaultModelAndProvider("anthropic", "claude-x");
+    sm.set("compaction", { reserveTokens: 9000 });
+    sm.setCompactionEnabled(false);
+    sm.setSteeringMode("all");
+    sm.setRetryEnabled(false);
+    sm.setPackages(["npm:some-pkg", { source: "./local", skills: ["s"] }]);
+    await sm.flush();
+    expect(sm.getCompactionSettings()).toEqual({ enabled: false, reserveTokens: 9000, keepRecentTokens: 20000 });
+    expect(sm.getGlobalSettings().compaction).toEqual({ reserveTokens: 9000, enabled: false });
+    const theirs = pi.SettingsManager.create(cwd, home);
+    expect(theirs.getDefaultProvider()).toBe(sm.getDefaultProvider());
+    expect(theirs.getDefaultModel()).toBe("claude-x");
+    expect(theirs.getCompactionSettings()).toEqual(sm.getCompactionSettings());
+    expect(theirs.getSteeringMode()).toBe(sm.getSteeringMode());
+    expect(theirs.getRetryEnabled()).toBe(false);
+    expect(theirs.getPackages()).toEqual(sm.getPackages());
+    sm.applyOverrides({ defaultModel: "override" });
+    expect(sm.getDefaultModel()).toBe("override");
+    expect(SettingsManager.create(cwd, home).getDefaultModel()).toBe("claude-x");
+    expect(sm.drainErrors()).toEqual([]);
   });
 });
 
