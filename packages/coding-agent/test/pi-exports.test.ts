@@ -148,11 +148,11 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   AgentSession: "pi's session has ~44 more members (scoped models, bash execution, UI hooks, tool toggles)",
   SessionManager: "setSessionFile and the internal _persist",
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
-  ModelRegistry: "per-provider display names, auth status and header helpers",
+  ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
   SettingsManager: "pi's getters and setters of terminal-UI settings (theme, images, editor, changelog, …)",
   ExtensionRunner: "pi's runner also drives UI context, commands context and provider registration",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
-  AgentSessionRuntime: "its services hold Tiller's AuthStorage (above)",
+  AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
 };
 
 /** Type names exported by pi's index (from its declaration file: types do not exist at runtime). */

@@ -30,6 +30,7 @@ import {
   isToolCallEventType,
   loadProjectContextFiles,
   loadSkillsFromDir,
+  ModelRegistry,
   parseSkillBlock,
   SettingsManager,
   stripFrontmatter,
@@ -255,6 +256,61 @@ describe("SettingsManager, pi's accessors", () => {
     expect(sm.getDefaultModel()).toBe("override");
     expect(SettingsManager.create(cwd, home).getDefaultModel()).toBe("claude-x");
     expect(sm.drainErrors()).toEqual([]);
+  });
+});
+
+describe("ModelRegistry, pi's accessors", () => {
+  it("resolves keys, headers and auth status from models.json as pi does", async () => {
+    const path = join(dir, "models.json");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        providers: {
+          local: {
+            baseUrl: "http://127.0.0.1:9/v1",
+            api: "openai-completions",
+            apiKey: "TILLER_TEST_LOCAL_KEY",
+            headers: { "x-team": "a" },
+            models: [{ id: "m1" }],
+          },
+          literal: {
+            baseUrl: "http://127.0.0.1:9/v1",
+            api: "openai-completions",
+            apiKey: "sk-literal",
+            models: [{ id: "m2" }],
+          },
+        },
+      }),
+    );
+    process.env.TILLER_TEST_LOCAL_KEY = "from-env";
+    try {
+      const ours = ModelRegistry.create(AuthStorage.inMemory(), path);
+      const theirs = pi.ModelRegistry.create(pi.AuthStorage.inMemory(), path);
+      expect(ours.getError()).toBeUndefined();
+      for (const [provider, id] of [
+        ["local", "m1"],
+        ["literal", "m2"],
+      ] as const) {
+        const m = ours.find(provider, id);
+        const pm = theirs.find(provider, id);
+        if (!m || !pm) throw new Error(`model ${provider}/${id} missing`);
+        expect(await ours.getApiKeyAndHeaders(m)).toEqual(await theirs.getApiKeyAndHeaders(pm));
+        expect(ours.getProviderAuthStatus(provider)).toEqual(theirs.getProviderAuthStatus(provider));
+        expect(await ours.getApiKeyForProvider(provider)).toBe(await theirs.getApiKeyForProvider(provider));
+        expect(ours.isUsingOAuth(m)).toBe(false);
+      }
+      expect(ours.getProviderAuthStatus("local")).toEqual({
+        configured: true,
+        source: "environment",
+        label: "TILLER_TEST_LOCAL_KEY",
+      });
+      expect(ours.getProviderAuthStatus("nobody-xyz")).toEqual(theirs.getProviderAuthStatus("nobody-xyz"));
+      // pi names anthropic after its OAuth subscription login, which Tiller does not have.
+      expect(ours.getProviderDisplayName("anthropic")).toBe("Anthropic");
+      expect(ours.getProviderDisplayName("local")).toBe(theirs.getProviderDisplayName("local"));
+    } finally {
+      delete process.env.TILLER_TEST_LOCAL_KEY;
+    }
   });
 });
 
