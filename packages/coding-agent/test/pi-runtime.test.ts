@@ -3,7 +3,7 @@
  * (tools, context files, extensions), the runtime that replaces sessions (new, fork, switch), print mode,
  * RpcClient driving the real CLI, the extension runtime, extension discovery and the package manager.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Type } from "@tiller/ai";
@@ -95,6 +95,23 @@ describe("services, session and runtime", () => {
         content: [{ type: "text", text: "echo: hello there" }],
       });
       expect(server.requests.at(-1)?.tools?.map((t) => t.function.name)).toContain("ping");
+
+      // pi's accessors on the session.
+      expect(session.state).toBe(session.agent.state);
+      expect(session.systemPrompt).toBe(session.agent.state.systemPrompt);
+      expect(session.getActiveToolNames()).toEqual(["read", "bash", "edit", "write", "ping"]);
+      expect(session.getLastAssistantText()).toBe("echo: hello there");
+      expect(session.getSteeringMessages()).toEqual([]);
+      session.setSessionName("named");
+      expect(session.sessionName).toBe("named");
+      session.setSteeringMode("all");
+      expect(session.steeringMode).toBe("all");
+      expect(session.agent.steeringMode).toBe("all");
+      expect(session.followUpMode).toBe("one-at-a-time");
+      expect(session.autoCompactionEnabled).toBe(true);
+      session.setAutoCompactionEnabled(false);
+      expect(session.autoCompactionEnabled).toBe(false);
+      expect(JSON.parse(readFileSync(join(fx.home, "settings.json"), "utf8")).compaction).toEqual({ enabled: false });
     } finally {
       await runtime.dispose();
     }

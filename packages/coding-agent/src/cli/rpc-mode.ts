@@ -55,15 +55,7 @@ const HANDLERS: Record<string, Handler> = {
     };
   },
   get_messages: (_cmd, { session }) => ({ messages: session.messages }),
-  get_last_assistant_text: (_cmd, { session }) => {
-    for (let i = session.messages.length - 1; i >= 0; i--) {
-      const m = session.messages[i] as { role?: string; content?: Array<{ type: string; text?: string }> };
-      if (m.role === "assistant") {
-        return { text: (m.content ?? []).map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("") };
-      }
-    }
-    return { text: null };
-  },
+  get_last_assistant_text: (_cmd, { session }) => ({ text: session.getLastAssistantText() ?? null }),
   set_model: (cmd, { session, modelRegistry }) => {
     const provider = str(cmd, "provider");
     const modelId = str(cmd, "modelId");
