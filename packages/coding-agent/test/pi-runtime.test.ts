@@ -134,6 +134,9 @@ describe("services, session and runtime", () => {
       await runtime.switchSession(firstFile);
       expect(runtime.session.sessionId).toBe(firstId);
       expect(runtime.session.messages).toHaveLength(2);
+      // Switching to the file already open reloads it (its lock is released first).
+      await runtime.switchSession(firstFile);
+      expect(runtime.session.sessionId).toBe(firstId);
 
       const forked = await runtime.fork(userEntry);
       expect(forked).toEqual({ cancelled: false, selectedText: "first question" });
@@ -142,6 +145,7 @@ describe("services, session and runtime", () => {
       expect(log().filter((l) => l.startsWith("start:"))).toEqual([
         "start:startup",
         "start:new",
+        "start:resume",
         "start:resume",
         "start:fork",
       ]);

@@ -3,6 +3,7 @@
  * start a new one, fork) through one factory, so the services, extensions and wiring stay consistent. The old
  * session is shut down (extensions get `session_shutdown`, its file lock is released) before the new one starts.
  */
+import { resolve } from "node:path";
 import type { AgentSession } from "../agent-session/agent-session.js";
 import type { CreateAgentSessionResult } from "../agent-session/create-agent-session.js";
 import type { SessionStartEvent } from "../extensions/types.js";
@@ -114,6 +115,8 @@ export class AgentSessionRuntime {
     sessionPath: string,
     options: { cwdOverride?: string; withSession?: (ctx: ReplacedSessionContext) => Promise<void> } = {},
   ): Promise<{ cancelled: boolean }> {
+    // Re-opening the current file: its writer lock must be released first.
+    if (resolve(sessionPath) === this.current.sessionFile) this.current.dispose();
     const sm = SessionManager.open(sessionPath, options.cwdOverride ? { cwdOverride: options.cwdOverride } : {});
     return this.replace(sm, { type: "session_start", reason: "resume" }, options.withSession);
   }
