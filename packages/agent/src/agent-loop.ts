@@ -4,14 +4,7 @@
  * It ends only when the assistant calls no tools and both queues are empty (or on error, abort, or
  * `shouldStopAfterTurn`).
  */
-import type {
-  AssistantMessage,
-  AssistantMessageEvent,
-  Context,
-  Message,
-  SimpleStreamOptions,
-  ToolResultMessage,
-} from "@tiller/ai";
+import type { AssistantMessage, AssistantMessageEvent, Context, Message, ToolResultMessage } from "@tiller/ai";
 import { EventStream } from "@tiller/ai";
 import { defaultStreamFn } from "./default-stream.js";
 import { executeToolCalls, type SkipCause } from "./tool-execution.js";
@@ -21,6 +14,7 @@ import type {
   AgentEventSink,
   AgentLoopConfig,
   AgentMessage,
+  AgentStreamOptions,
   AgentToolCall,
   StreamFn,
 } from "./types.js";
@@ -153,7 +147,7 @@ async function streamAssistant(run: Run, signal: AbortSignal | undefined): Promi
     const llmContext = await buildLlmContext(run, signal);
     const key = config.getApiKey ? await config.getApiKey(config.model.provider) : undefined;
     const base = config.getStreamOptions ? config.getStreamOptions() : config;
-    const options: SimpleStreamOptions = { ...base, apiKey: key || base.apiKey, signal };
+    const options: AgentStreamOptions = { ...base, apiKey: key || base.apiKey, signal };
     const made = run.streamFn(config.model, llmContext, options);
     const stream = isThenable(made) ? await made : made;
     // Streams that can hand over their queued events synchronously (`drainQueued`) are read a burst at a time:

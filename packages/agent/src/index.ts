@@ -1,5 +1,6 @@
 export * from "./agent.js";
 export * from "./agent-loop.js";
 export type { AgentEventHandler, AgentOptions, QueuedMessageInput, QueuedUserMessage } from "./agent-options.js";
+export * from "./proxy.js";
 export { SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, type SkipCause } from "./tool-execution.js";
 export * from "./types.js";

@@ -12,17 +12,27 @@ import type {
   Model,
   SimpleStreamOptions,
   Static,
+  StopReason,
   TextContent,
   Tool,
   ToolResultMessage,
   TSchema,
+  Usage,
 } from "@tiller/ai";
+
+/**
+ * The stream options the loop hands a `StreamFn`. `reasoning` is never "off" there: thinking level "off" leaves
+ * it unset (pi-agent-core's contract), so a stream function typed against pi's options fits.
+ */
+export interface AgentStreamOptions extends Omit<SimpleStreamOptions, "reasoning"> {
+  reasoning?: Exclude<SimpleStreamOptions["reasoning"], "off">;
+}
 
 /** Same contract as `streamSimple`: never throws once it returns; failures are encoded in the stream. */
 export type StreamFn = (
   model: Model,
   context: Context,
-  options?: SimpleStreamOptions,
+  options?: AgentStreamOptions,
 ) => AssistantMessageEventStreamLike | Promise<AssistantMessageEventStreamLike>;
 
 export type ToolExecutionMode = "sequential" | "parallel";
@@ -169,7 +179,7 @@ export interface ShouldStopAfterTurnContext {
  * function on every LLM call. None of the callbacks should throw; if `transformContext`, `convertToLlm` or
  * `getApiKey` throws, the turn ends with an error assistant message instead of an exception.
  */
-export interface AgentLoopConfig extends SimpleStreamOptions {
+export interface AgentLoopConfig extends AgentStreamOptions {
   model: Model;
   /** AgentMessage[] → Message[] before each LLM call: convert or drop custom message types. */
   convertToLlm: (messages: AgentMessage[]) => Message[] | Promise<Message[]>;
@@ -204,7 +214,7 @@ export interface AgentLoopConfig extends SimpleStreamOptions {
    * The stream options for the next LLM call. Default: the config itself (spread, as pi-agent-core does); the
    * Agent supplies a small plain object instead. `apiKey` and `signal` are filled in by the loop.
    */
-  getStreamOptions?: () => SimpleStreamOptions;
+  getStreamOptions?: () => AgentStreamOptions;
 }
 
 /**
@@ -231,4 +241,47 @@ export interface AgentState {
   readonly error?: string;
   /** Same as `error` (pi-agent-core's name). */
   readonly errorMessage?: string;
+}
+
+/**
+ * One event of the proxy wire format read by `streamProxy`: an `AssistantMessageEvent` with its `partial` (and
+ * the end events' `content`/`toolCall`) stripped, which the client rebuilds. Sent by the proxy server as
+ * `data: <json>` lines. Same shape as pi-agent-core 0.73's.
+ */
+export type ProxyAssistantMessageEvent =
+  | { type: "start" }
+  | { type: "text_start"; contentIndex: number }
+  | { type: "text_delta"; contentIndex: number; delta: string }
+  | { type: "text_end"; contentIndex: number; contentSignature?: string }
+  | { type: "thinking_start"; contentIndex: number }
+  | { type: "thinking_delta"; contentIndex: number; delta: string }
+  | { type: "thinking_end"; contentIndex: number; contentSignature?: string }
+  | { type: "toolcall_start"; contentIndex: number; id: string; toolName: string }
+  | { type: "toolcall_delta"; contentIndex: number; delta: string }
+  | { type: "toolcall_end"; contentIndex: number }
+  | { type: "done"; reason: Extract<StopReason, "stop" | "length" | "toolUse">; usage: Usage }
+  | { type: "error"; reason: Extract<StopReason, "aborted" | "error">; errorMessage?: string; usage: Usage };
+
+/** The stream options `streamProxy` forwards to the proxy server in the request body's `options`. */
+export type ProxySerializableStreamOptions = Pick<
+  SimpleStreamOptions,
+  | "temperature"
+  | "maxTokens"
+  | "reasoning"
+  | "cacheRetention"
+  | "sessionId"
+  | "headers"
+  | "metadata"
+  | "transport"
+  | "thinkingBudgets"
+  | "maxRetryDelayMs"
+>;
+
+export interface ProxyStreamOptions extends ProxySerializableStreamOptions {
+  /** Aborts the proxy request; the stream then ends with an `aborted` error event. */
+  signal?: AbortSignal;
+  /** Sent as `Authorization: Bearer <authToken>`. */
+  authToken: string;
+  /** Base URL of the proxy server; the request goes to `<proxyUrl>/api/stream`. */
+  proxyUrl: string;
 }

@@ -29,6 +29,7 @@ export type {
 } from "./providers/openai-codex-responses.js";
 export type { OpenAICompletionsOptions } from "./providers/openai-completions.js";
 export type { OpenAIResponsesOptions } from "./providers/openai-responses.js";
+export { SseDecoder, type SseMessage } from "./providers/sse-decoder.js";
 export * from "./register-builtins.js";
 export * from "./session-resources.js";
 export * from "./stream.js";

@@ -5,8 +5,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type CompactionSettings,
-  compact,
-  findCutPoint,
+  compactMessages,
+  findMessageCutPoint,
   limitHistoryTurns,
   pruneContext,
   SUMMARIZATION_SYSTEM_PROMPT,
@@ -110,7 +110,7 @@ describe("cut point", () => {
               });
           }
         }
-        const cut = findCutPoint(messages, 0, keep);
+        const cut = findMessageCutPoint(messages, 0, keep);
         if (!cut) return;
         expect(messages[cut.firstKept]?.role).not.toBe("toolResult");
         const kept = messages.slice(cut.firstKept);
@@ -128,7 +128,7 @@ describe("cut point", () => {
   });
 });
 
-describe("compact()", () => {
+describe("compactMessages()", () => {
   it("summarizes an oversized turn in two parts: earlier history and the start of the cut turn", async () => {
     const { prompts, streamFn } = scriptedModel();
     const c1 = call("read", { path: "src/a.ts" });
@@ -145,7 +145,14 @@ describe("compact()", () => {
       c3,
       result(c3, "C".repeat(800)),
     ];
-    const r = await compact({ messages, entryIdOf: idOf, settings: settings(), model, streamFn, tokensBefore: 2000 });
+    const r = await compactMessages({
+      messages,
+      entryIdOf: idOf,
+      settings: settings(),
+      model,
+      streamFn,
+      tokensBefore: 2000,
+    });
     expect(prompts).toHaveLength(2);
     expect(prompts.some((p) => p.includes("[User]: earlier question") && !p.includes("big task"))).toBe(true);
     expect(prompts.some((p) => p.includes(TURN_PREFIX_PROMPT) && p.includes("[User]: big task"))).toBe(true);
@@ -168,7 +175,7 @@ describe("compact()", () => {
       text("done ".repeat(100)),
       user("q2 ".repeat(400)),
     ];
-    const r = await compact({
+    const r = await compactMessages({
       messages,
       entryIdOf: idOf,
       settings: settings(),
@@ -195,7 +202,7 @@ describe("compact()", () => {
       text("answer ".repeat(200)),
     ];
     const small = { ...model, contextWindow: 1000 };
-    const r = await compact({
+    const r = await compactMessages({
       messages,
       entryIdOf: idOf,
       settings: settings({ mode: "safeguard", keepRecentTokens: 100000, maxHistoryShare: 0.3 }),
@@ -211,7 +218,7 @@ describe("compact()", () => {
   it("refuses when everything is recent", async () => {
     const { streamFn } = scriptedModel();
     await expect(
-      compact({
+      compactMessages({
         messages: [user("hi"), text("yo")],
         entryIdOf: idOf,
         settings: settings(),

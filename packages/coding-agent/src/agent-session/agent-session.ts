@@ -9,7 +9,7 @@
  * `streamingBehavior` and queues the text instead.
  */
 
-import type { Agent, AgentEvent, AgentMessage, AgentTool, ThinkingLevel } from "@tiller/agent";
+import type { Agent, AgentEvent, AgentMessage, AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
 import {
   type AssistantMessage,
   clampThinkingLevel,
@@ -31,7 +31,7 @@ import { CompactionController } from "./compaction-controller.js";
 import type { AgentSessionEvent, AgentSessionEventListener, ContextUsage, SessionStats } from "./events.js";
 import { computeSessionStats } from "./session-stats.js";
 import { navigateSessionTree } from "./tree-navigation.js";
-import { textOf, userMessage } from "./user-input.js";
+import { lastAssistantText, textOf, userMessage } from "./user-input.js";
 
 export interface AgentSessionConfig {
   agent: Agent;
@@ -260,6 +260,50 @@ export class AgentSession {
     this.agent.setTools(tools);
   }
 
+  // ---- pi's accessors (AgentSession of pi-coding-agent 0.73) ----
+
+  get state(): AgentState {
+    return this.agent.state;
+  }
+  get systemPrompt(): string {
+    return this.agent.state.systemPrompt;
+  }
+  get sessionName(): string | undefined {
+    return this.sessionManager.getSessionName();
+  }
+  get steeringMode(): QueueMode {
+    return this.agent.steeringMode;
+  }
+  get followUpMode(): QueueMode {
+    return this.agent.followUpMode;
+  }
+  setSteeringMode(mode: QueueMode): void {
+    this.agent.steeringMode = mode;
+  }
+  setFollowUpMode(mode: QueueMode): void {
+    this.agent.followUpMode = mode;
+  }
+  get autoCompactionEnabled(): boolean {
+    return this.settingsManager.get().compaction.enabled;
+  }
+  /** Stored in the settings file, like pi. */
+  setAutoCompactionEnabled(enabled: boolean): void {
+    this.settingsManager.setCompactionEnabled(enabled);
+  }
+  getActiveToolNames(): string[] {
+    return this.agent.state.tools.map((t) => t.name);
+  }
+  getSteeringMessages(): readonly string[] {
+    return this.steeringTexts;
+  }
+  getFollowUpMessages(): readonly string[] {
+    return this.followUpTexts;
+  }
+  /** Text of the newest assistant message, or undefined when there is none (or it has no text). */
+  getLastAssistantText(): string | undefined {
+    return lastAssistantText(this.agent.state.messages);
+  }
+
   // ---- run end: retry, overflow recovery, threshold compaction ----
 
   /** Decides what follows a finished run: "continue" re-runs the last turn. */
@@ -303,7 +347,7 @@ export class AgentSession {
     const settings = this.settingsManager.get();
     if (last?.role === "assistant" && last.stopReason !== "aborted" && settings.compaction.enabled) {
       const tokens = this.compaction.contextTokens(messages);
-      if (shouldCompact(tokens, this.model.contextWindow, settings.compaction.reserveTokens)) {
+      if (shouldCompact(tokens, this.model.contextWindow, settings.compaction)) {
         await this.compaction.run("threshold", messages, signal, false);
         if (this.compaction.hasView) this.reloadFromSession();
       }
@@ -337,7 +381,7 @@ export class AgentSession {
     if (
       settings.compaction.enabled &&
       !this.compaction.isCompacting &&
-      shouldCompact(this.compaction.contextTokens(view), this.model.contextWindow, settings.compaction.reserveTokens)
+      shouldCompact(this.compaction.contextTokens(view), this.model.contextWindow, settings.compaction)
     ) {
       if (await this.compaction.run("threshold", view, signal, false)) view = this.compaction.applyView(messages);
     }

@@ -6,7 +6,7 @@
 
 import type { Agent, AgentMessage } from "@tiller/agent";
 import type { Model } from "@tiller/ai";
-import { type CompactionReason, type CompactionResult, compact } from "../compaction/compact.js";
+import { type CompactionReason, compactMessages, type MessageCompactionResult } from "../compaction/compact.js";
 import { estimateContextTokens } from "../compaction/estimate.js";
 import type { ModelRegistry } from "../models/model-registry.js";
 import { getLatestCompactionEntry } from "../session/context.js";
@@ -75,17 +75,17 @@ export class CompactionController {
     signal: AbortSignal | undefined,
     willRetry: boolean,
     customInstructions?: string,
-  ): Promise<CompactionResult | undefined> {
+  ): Promise<MessageCompactionResult | undefined> {
     const { agent, sessionManager, settingsManager, modelRegistry, emit } = this.deps;
     this.running = true;
     await emit({ type: "compaction_start", reason });
     try {
-      const previous = getLatestCompactionEntry(sessionManager.getBranch()) as
-        | CompactionEntry<Record<string, never>>
-        | undefined;
+      const previous = getLatestCompactionEntry(sessionManager.getBranch()) as CompactionEntry<
+        Record<string, never>
+      > | null;
       const model: Model = agent.state.model;
       const apiKey = modelRegistry.getApiKey(model);
-      const result = await compact({
+      const result = await compactMessages({
         messages,
         entryIdOf: (m) => this.entryIds.get(m),
         settings: settingsManager.get().compaction,

@@ -8,11 +8,14 @@
 import { Agent, type AgentTool, type SteeringDelivery, type StreamFn, type ThinkingLevel } from "@tiller/agent";
 import { type Api, clampThinkingLevel, getModel, getProviders, type Model } from "@tiller/ai";
 import { AuthStorage } from "../auth/auth-storage.js";
+import type { ToolDefinition } from "../extensions/tool-definition.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import { ModelRegistry } from "../models/model-registry.js";
+import type { ResourceLoader } from "../runtime/resource-loader.js";
 import { SessionManager } from "../session/session-manager.js";
 import { SettingsManager } from "../settings/settings-manager.js";
 import { AgentSession } from "./agent-session.js";
+import { resolveSessionTools } from "./session-tools.js";
 
 export interface CreateAgentSessionOptions {
   /** Working directory (default `process.cwd()`). */
@@ -22,8 +25,23 @@ export interface CreateAgentSessionOptions {
   agentDir?: string;
   model?: Model<Api>;
   thinkingLevel?: ThinkingLevel;
+  /**
+   * Tools of the session: AgentTool objects, or (pi's form) names of built-in tools (`"read"`, `"bash"`, …)
+   * created for `cwd`. Default: none (an embedder opts in to tools that act on the machine).
+   */
   // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
-  tools?: AgentTool<any>[];
+  tools?: Array<AgentTool<any> | string>;
+  /** pi's extension-style tool definitions, added after `tools` (their context comes from `resourceLoader`). */
+  customTools?: ToolDefinition[];
+  /** pi's switch: `"all"` gives the session no tools at all; `"builtin"` drops the named built-in ones. */
+  noTools?: "all" | "builtin";
+  /**
+   * pi's resource loader (after `reload()`): its system prompt options, context files and skills build the
+   * system prompt when `systemPrompt` is not given, and its extensions' tools and hooks join the session.
+   */
+  resourceLoader?: ResourceLoader;
+  /** Accepted for pi's signature; Tiller has no model cycling list yet. */
+  scopedModels?: Array<{ model: Model<Api>; thinkingLevel?: ThinkingLevel }>;
   systemPrompt?: string;
   /** Default: a new persisted session of `cwd` under the home (or settings' `sessionDir`). */
   sessionManager?: SessionManager;
@@ -103,13 +121,14 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
   const requested = options.thinkingLevel ?? restoredLevel ?? settingsManager.get().defaultThinkingLevel ?? "medium";
   const thinkingLevel = clampThinkingLevel(model, requested) as ThinkingLevel;
   const settings = settingsManager.get();
+  const { tools, systemPrompt, bind } = resolveSessionTools(options, cwd);
 
   const agent = new Agent({
     initialState: {
-      systemPrompt: options.systemPrompt ?? "",
+      systemPrompt: systemPrompt ?? "",
       model,
       thinkingLevel,
-      tools: options.tools ?? [],
+      tools,
       messages: context.messages,
     },
     ...(options.streamFn ? { streamFn: options.streamFn } : {}),
@@ -127,5 +146,6 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
     modelRegistry,
     requireAuth: options.streamFn === undefined,
   });
+  await bind?.(session);
   return fallback ? { session, modelFallbackMessage: fallback } : { session };
 }

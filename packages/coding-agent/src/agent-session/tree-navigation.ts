@@ -28,7 +28,7 @@ export async function navigateSessionTree(
   options: { summarize?: boolean; model: Model; streamFn: StreamFn; apiKey?: string | undefined },
 ): Promise<{ editorText?: string }> {
   const target = sm.getEntry(targetId);
-  if (!target) throw new Error(`no entry ${targetId} in this session`);
+  if (!target) throw new Error(`Entry ${targetId} not found`);
   let leaf: string | null = targetId;
   let editorText: string | undefined;
   if (target.type === "message" && target.message.role === "user") {

@@ -1,2 +1,3 @@
+export * from "./auth-backends.js";
 export * from "./auth-storage.js";
 export * from "./file-lock.js";

@@ -22,7 +22,7 @@ async function promptText(args: CliArgs): Promise<string> {
   return (await readStdin()).trim();
 }
 
-function lastAssistant(setup: CliSetup): AssistantMessage | undefined {
+export function lastAssistant(setup: Pick<CliSetup, "session">): AssistantMessage | undefined {
   const messages = setup.session.messages;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as { role?: string };
@@ -31,7 +31,7 @@ function lastAssistant(setup: CliSetup): AssistantMessage | undefined {
   return undefined;
 }
 
-function assistantText(m: AssistantMessage): string {
+export function assistantText(m: AssistantMessage): string {
   return m.content
     .filter((p): p is { type: "text"; text: string } => p.type === "text")
     .map((p) => p.text)

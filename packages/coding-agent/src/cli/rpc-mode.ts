@@ -4,6 +4,7 @@
  * started (or was queued / handled); later failures arrive as events, as in pi's protocol.
  */
 import type { ThinkingLevel } from "@tiller/agent";
+import { createSyntheticSourceInfo } from "../extensions/source-info.js";
 import type { CliArgs } from "./args.js";
 import { THINKING_LEVELS } from "./args.js";
 import { CliUsageError } from "./errors.js";
@@ -34,27 +35,27 @@ const HANDLERS: Record<string, Handler> = {
   abort: async (_cmd, { session }) => {
     await session.abort();
   },
-  get_state: (_cmd, { session }) => ({
-    model: session.model,
-    thinkingLevel: session.thinkingLevel,
-    isStreaming: session.isStreaming,
-    isCompacting: session.isCompacting,
-    sessionId: session.sessionId,
-    sessionFile: session.sessionFile ?? null,
-    sessionName: session.sessionManager.getSessionName() ?? null,
-    messageCount: session.messages.length,
-    pendingMessageCount: session.pendingMessageCount,
-  }),
-  get_messages: (_cmd, { session }) => ({ messages: session.messages }),
-  get_last_assistant_text: (_cmd, { session }) => {
-    for (let i = session.messages.length - 1; i >= 0; i--) {
-      const m = session.messages[i] as { role?: string; content?: Array<{ type: string; text?: string }> };
-      if (m.role === "assistant") {
-        return { text: (m.content ?? []).map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("") };
-      }
-    }
-    return { text: null };
+  // pi's RpcSessionState: absent file and name are left out, not null.
+  get_state: (_cmd, { session }) => {
+    const sessionFile = session.sessionFile;
+    const sessionName = session.sessionManager.getSessionName();
+    return {
+      model: session.model,
+      thinkingLevel: session.thinkingLevel,
+      isStreaming: session.isStreaming,
+      isCompacting: session.isCompacting,
+      steeringMode: session.agent.steeringMode,
+      followUpMode: session.agent.followUpMode,
+      ...(sessionFile ? { sessionFile } : {}),
+      sessionId: session.sessionId,
+      ...(sessionName ? { sessionName } : {}),
+      autoCompactionEnabled: session.settingsManager.get().compaction.enabled,
+      messageCount: session.messages.length,
+      pendingMessageCount: session.pendingMessageCount,
+    };
   },
+  get_messages: (_cmd, { session }) => ({ messages: session.messages }),
+  get_last_assistant_text: (_cmd, { session }) => ({ text: session.getLastAssistantText() ?? null }),
   set_model: (cmd, { session, modelRegistry }) => {
     const provider = str(cmd, "provider");
     const modelId = str(cmd, "modelId");
@@ -104,9 +105,20 @@ const HANDLERS: Record<string, Handler> = {
         name,
         description: c.description,
         source: "extension",
+        sourceInfo: createSyntheticSourceInfo(c.extension, { source: "extension" }),
       })),
-      ...setup.templates.map((t) => ({ name: t.name, description: t.description, source: "prompt" })),
-      ...setup.skills.map((s) => ({ name: `skill:${s.name}`, description: s.description, source: "skill" })),
+      ...setup.templates.map((t) => ({
+        name: t.name,
+        description: t.description,
+        source: "prompt",
+        sourceInfo: t.sourceInfo,
+      })),
+      ...setup.skills.map((s) => ({
+        name: `skill:${s.name}`,
+        description: s.description,
+        source: "skill",
+        sourceInfo: s.sourceInfo,
+      })),
     ],
   }),
 };
@@ -133,6 +145,17 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
     throw err;
   }
   for (const n of setup.notes) process.stderr.write(`tiller: ${n.message}\n`);
+  await serveRpc(setup);
+  await shutdown(setup);
+  return 0;
+}
+
+/**
+ * Serves the RPC protocol for `setup.session` on stdin/stdout until stdin ends and the running turn (if any) has
+ * finished. Shared by `tiller --mode rpc` and the SDK's `runRpcMode(runtime)`.
+ */
+export async function serveRpc(setup: CliSetup): Promise<void> {
+  const write = (v: unknown) => process.stdout.write(toJsonLine(v));
   setup.extensions.onError((e) => write({ type: "extension_error", ...e }));
   const { session } = setup;
   session.subscribe((event) => {
@@ -224,6 +247,4 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
   });
   // stdin closed: let a running turn finish, then leave.
   while (session.isStreaming) await new Promise((r) => setTimeout(r, 20));
-  await shutdown(setup);
-  return 0;
 }

@@ -191,7 +191,13 @@ function readMaybeFile(value: string, cwd: string): string {
   }
 }
 
-function wireExtensions(session: AgentSession, runner: ExtensionRunner, cwd: string, options: SetupOptions): void {
+/** Hooks `runner` into `session`: its context, tool hooks, context transform and agent events. */
+export function wireExtensions(
+  session: AgentSession,
+  runner: ExtensionRunner,
+  cwd: string,
+  options: SetupOptions,
+): void {
   runner.setContext({
     cwd,
     hasUI: options.hasUI,

@@ -7,8 +7,8 @@
 import type { AgentMessage, StreamFn } from "@tiller/agent";
 import type { Model } from "@tiller/ai";
 import type { CompactionSettings } from "../settings/schema.js";
-import { findCutPoint } from "./cut-point.js";
-import { collectFileOperations, collectToolFailures, type FileOperations } from "./serialize.js";
+import { findMessageCutPoint } from "./cut-point.js";
+import { collectFileOperations, collectToolFailures, type FileLists } from "./serialize.js";
 import {
   CompactionError,
   formatFileOperations,
@@ -22,15 +22,24 @@ import {
 export type CompactionReason = "manual" | "threshold" | "overflow";
 
 /** Stored in the compaction entry's `details` (pi's `{readFiles, modifiedFiles}` plus Tiller's fields). */
-export interface CompactionDetails extends FileOperations {
+export interface CompactionDetails extends FileLists {
   toolFailures?: string[];
   splitTurn?: boolean;
 }
 
-export interface CompactionResult {
+/** What a compaction produced; the caller writes it as a `compaction` entry. pi's shape. */
+export interface CompactionResult<T = unknown> {
   summary: string;
+  /** Id of the first entry kept verbatim after the summary. */
   firstKeptEntryId: string;
+  /** Estimated context size before the compaction. */
   tokensBefore: number;
+  /** Stored in the entry's `details` (file lists: `{ readFiles, modifiedFiles }`). */
+  details?: T;
+}
+
+/** Result of `compactMessages`: a `CompactionResult` plus where, in the input messages, the kept part starts. */
+export interface MessageCompactionResult extends CompactionResult<CompactionDetails> {
   details: CompactionDetails;
   /** Index in the input messages of the first kept message. */
   firstKeptIndex: number;
@@ -65,16 +74,20 @@ export function keepBudget(settings: CompactionSettings, contextWindow: number):
   if (contextWindow <= 0) return settings.keepRecentTokens;
   // Never keep more than half the window: a small model with large defaults must still be able to compact.
   const share = settings.mode === "safeguard" ? settings.maxHistoryShare : 0.5;
-  return Math.min(settings.keepRecentTokens, Math.floor(contextWindow * share));
+  return Math.min(settings.keepRecentTokens, Math.floor(contextWindow * (share ?? 0.5)));
 }
 
-/** Runs one compaction. Throws `CompactionError` when nothing can be summarized or the model fails. */
-export async function compact(input: CompactInput): Promise<CompactionResult> {
+/**
+ * Runs one compaction over the context as sent (AgentSession's path: it works on messages, so a compaction in the
+ * middle of a run can cut the loop's transcript). Throws `CompactionError` when nothing can be summarized or the
+ * model fails. pi's entry-based API is `prepareCompaction` + `compact` (entry-compaction.ts).
+ */
+export async function compactMessages(input: CompactInput): Promise<MessageCompactionResult> {
   const { messages, settings, model } = input;
   const first = messages[0];
   const previousSummary = first?.role === "compactionSummary" ? first.summary : undefined;
   const from = previousSummary !== undefined ? 1 : 0;
-  const cut = findCutPoint(
+  const cut = findMessageCutPoint(
     messages,
     from,
     keepBudget(settings, model.contextWindow),

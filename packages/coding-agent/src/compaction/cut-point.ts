@@ -30,10 +30,11 @@ function isTurnStart(message: AgentMessage): boolean {
 }
 
 /**
- * Cut point for `messages[from..]`. `canCut(i)` can veto further indices (e.g. messages with no session entry).
+ * Cut point for `messages[from..]` (AgentSession's message-based compaction; pi's entry-based `findCutPoint` is in
+ * entry-compaction.ts). `canCut(i)` can veto further indices (e.g. messages with no session entry).
  * Returns undefined when nothing can be summarized (everything fits, or no allowed cut after `from`).
  */
-export function findCutPoint(
+export function findMessageCutPoint(
   messages: readonly AgentMessage[],
   from: number,
   keepRecentTokens: number,

@@ -5,6 +5,7 @@
 
 import type { AgentMessage } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
+import type { CompactionSettings } from "../settings/schema.js";
 
 const IMAGE_TOKENS = 1200;
 
@@ -73,8 +74,16 @@ export function estimateContextTokens(
   return tokens;
 }
 
-/** Compaction threshold: the context no longer leaves `reserveTokens` (at most half the window) free. */
-export function shouldCompact(contextTokens: number, contextWindow: number, reserveTokens: number): boolean {
-  // A reserve larger than half a small window would compact on every turn: cap it.
-  return contextWindow > 0 && contextTokens > contextWindow - Math.min(reserveTokens, Math.floor(contextWindow / 2));
+/**
+ * Compaction threshold (pi's signature): compaction is enabled and the context no longer leaves `reserveTokens`
+ * free. Unlike pi, the reserve counts at most half the window: with pi's 16,384-token default an 8k-window model
+ * would otherwise compact after every turn.
+ */
+export function shouldCompact(
+  contextTokens: number,
+  contextWindow: number,
+  settings: Pick<CompactionSettings, "enabled" | "reserveTokens">,
+): boolean {
+  if (!settings.enabled || contextWindow <= 0) return false;
+  return contextTokens > contextWindow - Math.min(settings.reserveTokens, Math.floor(contextWindow / 2));
 }

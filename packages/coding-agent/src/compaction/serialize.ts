@@ -4,7 +4,7 @@
  */
 
 import type { AgentMessage } from "@tiller/agent";
-import type { AssistantMessage, ToolResultMessage } from "@tiller/ai";
+import type { AssistantMessage, Message, ToolResultMessage } from "@tiller/ai";
 
 const TOOL_RESULT_CHARS = 2000;
 
@@ -29,47 +29,54 @@ function formatArgs(args: Record<string, unknown>): string {
     .join(", ");
 }
 
-/** The transcript, one labelled block per message. Tool results are clipped to 2,000 characters. */
-export function serializeConversation(messages: readonly AgentMessage[]): string {
-  const out: string[] = [];
+function joinText(content: string | readonly { type: string; text?: string }[]): string {
+  if (typeof content === "string") return content;
+  let out = "";
+  for (const b of content) if (b.type === "text" && b.text) out += b.text;
+  return out;
+}
+
+/**
+ * The transcript the summarizer reads, in pi's text format: `[User]: …`, `[Assistant thinking]: …`,
+ * `[Assistant]: …`, `[Assistant tool calls]: name(k=<json>, …); …`, `[Tool result]: …` (clipped to 2,000
+ * characters), blocks separated by a blank line. Takes LLM messages: run `convertToLlm` first for custom roles.
+ */
+export function serializeConversation(messages: readonly Message[]): string {
+  const parts: string[] = [];
   for (const m of messages) {
-    switch (m.role) {
-      case "user":
-        out.push(`[User]: ${textOf(m.content)}`);
-        break;
-      case "assistant": {
-        for (const b of m.content) {
-          if (b.type === "thinking" && b.thinking) out.push(`[Assistant thinking]: ${b.thinking}`);
-          else if (b.type === "text" && b.text) out.push(`[Assistant]: ${b.text}`);
-          else if (b.type === "toolCall") out.push(`[Assistant tool call]: ${b.name}(${formatArgs(b.arguments)})`);
+    if (m.role === "user") {
+      const text = joinText(m.content);
+      if (text) parts.push(`[User]: ${text}`);
+    } else if (m.role === "assistant") {
+      const texts: string[] = [];
+      const thinking: string[] = [];
+      const calls: string[] = [];
+      for (const b of m.content) {
+        if (b.type === "text") texts.push(b.text);
+        else if (b.type === "thinking") thinking.push(b.thinking);
+        else if (b.type === "toolCall") {
+          const args = Object.entries(b.arguments ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+          calls.push(`${b.name}(${args.join(", ")})`);
         }
-        if (m.stopReason === "error" && m.errorMessage) out.push(`[Assistant error]: ${m.errorMessage}`);
-        break;
       }
-      case "toolResult":
-        out.push(
-          `[Tool result${m.isError ? " (error)" : ""} ${m.toolName}]: ${clip(textOf(m.content), TOOL_RESULT_CHARS)}`,
-        );
-        break;
-      case "bashExecution":
-        out.push(`[User ran]: ${m.command}\n${clip(m.output, TOOL_RESULT_CHARS)}`);
-        break;
-      case "custom":
-        out.push(`[${m.customType}]: ${textOf(m.content)}`);
-        break;
-      case "branchSummary":
-        out.push(`[Summary of another branch]: ${m.summary}`);
-        break;
-      case "compactionSummary":
-        out.push(`[Earlier summary]: ${m.summary}`);
-        break;
+      if (thinking.length > 0) parts.push(`[Assistant thinking]: ${thinking.join("\n")}`);
+      if (texts.length > 0) parts.push(`[Assistant]: ${texts.join("\n")}`);
+      if (calls.length > 0) parts.push(`[Assistant tool calls]: ${calls.join("; ")}`);
+    } else if (m.role === "toolResult") {
+      const text = joinText(m.content);
+      if (text) parts.push(`[Tool result]: ${truncateForSummary(text)}`);
     }
   }
-  return out.join("\n\n");
+  return parts.join("\n\n");
+}
+
+function truncateForSummary(text: string): string {
+  if (text.length <= TOOL_RESULT_CHARS) return text;
+  return `${text.slice(0, TOOL_RESULT_CHARS)}\n\n[... ${text.length - TOOL_RESULT_CHARS} more characters truncated]`;
 }
 
 /** Files read and modified, from tool calls (read/grep/find/ls read; write/edit modify). */
-export interface FileOperations {
+export interface FileLists {
   readFiles: string[];
   modifiedFiles: string[];
 }
@@ -78,7 +85,7 @@ const READ_TOOLS = new Set(["read", "grep", "find", "ls"]);
 const WRITE_TOOLS = new Set(["write", "edit"]);
 
 /** Adds the file paths touched by tool calls in `messages` to `into` (deduplicated, order of first use). */
-export function collectFileOperations(messages: readonly AgentMessage[], into?: FileOperations): FileOperations {
+export function collectFileOperations(messages: readonly AgentMessage[], into?: FileLists): FileLists {
   const read = new Set(into?.readFiles ?? []);
   const modified = new Set(into?.modifiedFiles ?? []);
   for (const m of messages) {

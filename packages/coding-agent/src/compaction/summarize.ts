@@ -6,7 +6,9 @@
 
 import type { AgentMessage, StreamFn } from "@tiller/agent";
 import type { AssistantMessage, Model } from "@tiller/ai";
-import { type FileOperations, serializeConversation } from "./serialize.js";
+import { convertToLlm } from "../session/messages.js";
+import { formatFileLists } from "./file-operations.js";
+import { type FileLists, serializeConversation } from "./serialize.js";
 
 export const SUMMARIZATION_SYSTEM_PROMPT =
   "You write handover notes for a coding assistant whose earlier conversation no longer fits its context window. " +
@@ -63,7 +65,9 @@ export async function summarize(
   previousSummary?: string,
   customInstructions?: string,
 ): Promise<string> {
-  let text = `<transcript>\n${serializeConversation(messages)}\n</transcript>\n\n`;
+  // convertToLlm does not mutate its input; it turns custom roles into the user messages the model would see.
+  const transcript = serializeConversation(convertToLlm(messages as AgentMessage[]));
+  let text = `<transcript>\n${transcript}\n</transcript>\n\n`;
   if (previousSummary) text = `<previous-summary>\n${previousSummary}\n</previous-summary>\n\n${text}`;
   text += instructions;
   if (customInstructions) text += `\n\nAdditional focus: ${customInstructions}`;
@@ -93,10 +97,7 @@ export async function summarize(
   return summary;
 }
 
-/** The file lists appended to every summary (cumulative over compactions). */
-export function formatFileOperations(ops: FileOperations): string {
-  const parts: string[] = [];
-  if (ops.readFiles.length > 0) parts.push(`<read-files>\n${ops.readFiles.join("\n")}\n</read-files>`);
-  if (ops.modifiedFiles.length > 0) parts.push(`<modified-files>\n${ops.modifiedFiles.join("\n")}\n</modified-files>`);
-  return parts.join("\n\n");
+/** The file lists appended to every summary (cumulative over compactions), without a leading blank line. */
+export function formatFileOperations(ops: FileLists): string {
+  return formatFileLists(ops.readFiles, ops.modifiedFiles).trimStart();
 }

@@ -59,3 +59,14 @@ function findInDir(dir: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * pi's name and options for `loadContextFiles`: the context files of `cwd`, with `agentDir` as the home whose
+ * AGENTS.md / CLAUDE.md applies to every project (default: the Tiller home).
+ */
+export function loadProjectContextFiles(options: { cwd?: string; agentDir?: string } = {}): ContextFile[] {
+  return loadContextFiles({
+    cwd: options.cwd ?? process.cwd(),
+    ...(options.agentDir !== undefined ? { tillerHome: options.agentDir } : {}),
+  });
+}

@@ -69,3 +69,14 @@ function unquote(value: string): string {
   const hash = value.search(/\s#/);
   return hash >= 0 ? value.slice(0, hash).trim() : value;
 }
+
+/**
+ * The text without its frontmatter block (pi's `stripFrontmatter`): line ends normalized to LF, and the body
+ * trimmed when a block was removed. Text without a (closed) block is returned with normalized line ends only.
+ */
+export function stripFrontmatter(text: string): string {
+  const normalized = text.replace(/\r\n?/g, "\n");
+  if (!normalized.startsWith("---\n")) return normalized;
+  const parsed = parseFrontmatter(normalized);
+  return parsed.error ? normalized : parsed.body.trim();
+}

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { createSyntheticSourceInfo, type SourceInfo } from "../extensions/source-info.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import { getProjectTillerDir, resolveTillerHome } from "./paths.js";
 import type { Skill } from "./skills.js";
@@ -12,6 +13,10 @@ export interface PromptTemplate {
   content: string;
   filePath: string;
   source: "user" | "project";
+  /** Where the template came from, in pi's terms. */
+  sourceInfo: SourceInfo;
+  /** `argument-hint` from the frontmatter, shown next to the command. */
+  argumentHint?: string;
 }
 
 export interface LoadPromptTemplatesOptions {
@@ -48,7 +53,16 @@ export function loadPromptTemplates(options: LoadPromptTemplatesOptions): Prompt
       const fm = parseFrontmatter(text);
       const content = fm.error ? text : fm.body.replace(/^\n+/, "");
       const description = fm.attributes.description ?? firstLine(content);
-      byName.set(name, { name, description, content, filePath, source: root.source });
+      const argumentHint = fm.attributes["argument-hint"]?.trim();
+      byName.set(name, {
+        name,
+        description,
+        content,
+        filePath,
+        source: root.source,
+        sourceInfo: createSyntheticSourceInfo(filePath, { source: "local", scope: root.source, baseDir: root.dir }),
+        ...(argumentHint ? { argumentHint } : {}),
+      });
     }
   }
   return [...byName.values()];

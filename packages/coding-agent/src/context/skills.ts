@@ -1,5 +1,6 @@
 import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { createSyntheticSourceInfo, type SourceInfo } from "../extensions/source-info.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import { getProjectTillerDir, resolveTillerHome } from "./paths.js";
 
@@ -12,6 +13,10 @@ export interface Skill {
   /** Folder holding the skill (relative paths inside SKILL.md resolve against it). */
   baseDir: string;
   source: "user" | "project" | "path";
+  /** Where the skill came from, in pi's terms. */
+  sourceInfo: SourceInfo;
+  /** `disable-model-invocation: true` in the frontmatter: only the user can invoke it; not listed to the model. */
+  disableModelInvocation: boolean;
 }
 
 /** A skill that was skipped, or a soft problem with one that was kept. Never fatal. */
@@ -19,6 +24,12 @@ export interface SkillDiagnostic {
   path: string;
   message: string;
   severity: "error" | "warning";
+  /** Same as `severity` (pi's ResourceDiagnostic field). */
+  type: "error" | "warning";
+}
+
+function diag(path: string, severity: SkillDiagnostic["severity"], message: string): SkillDiagnostic {
+  return { path, message, severity, type: severity };
 }
 
 export interface LoadSkillsResult {
@@ -37,6 +48,56 @@ const NAME_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
 const MAX_DEPTH = 6;
+
+/** pi's `loadSkillsFromDir` options: one skills root, and the source name its skills are tagged with. */
+export interface LoadSkillsFromDirOptions {
+  dir: string;
+  source: string;
+}
+
+/**
+ * Loads the skills of one root folder (pi's API): folders with a SKILL.md (found recursively) and `.md` files
+ * directly in it. A missing folder yields none; invalid skills are reported in `diagnostics`. The first of two
+ * skills with one name wins (the other is reported).
+ */
+export function loadSkillsFromDir(options: LoadSkillsFromDirOptions): LoadSkillsResult {
+  const diagnostics: SkillDiagnostic[] = [];
+  const byName = new Map<string, Skill>();
+  const source: Skill["source"] = options.source === "user" || options.source === "project" ? options.source : "path";
+  for (const file of discover(resolve(options.dir))) {
+    const skill = readSkill(file, source, diagnostics, options.source);
+    if (!skill) continue;
+    if (byName.has(skill.name)) {
+      diagnostics.push(diag(file, "warning", `duplicate skill name "${skill.name}": ignored`));
+      continue;
+    }
+    byName.set(skill.name, skill);
+  }
+  return { skills: [...byName.values()], diagnostics };
+}
+
+/** A `/skill:name` expansion as it appears in a user message (pi's format), split back into its parts. */
+export interface ParsedSkillBlock {
+  name: string;
+  location: string;
+  content: string;
+  /** Text the user wrote after the skill invocation, if any. */
+  userMessage: string | undefined;
+}
+
+const SKILL_BLOCK_RE = /^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n<\/skill>(?:\n\n([\s\S]+))?$/;
+
+/** Parses `<skill name=".." location="..">\n…\n</skill>` (optionally followed by a blank line and text), or null. */
+export function parseSkillBlock(text: string): ParsedSkillBlock | null {
+  const m = SKILL_BLOCK_RE.exec(text);
+  if (!m) return null;
+  return {
+    name: m[1] as string,
+    location: m[2] as string,
+    content: m[3] as string,
+    userMessage: m[4]?.trim() || undefined,
+  };
+}
 
 /**
  * Loads skills from `<cwd>/.tiller/skills` (project, wins on a name clash) and `<tillerHome>/skills` (user).
@@ -57,11 +118,9 @@ export function loadSkills(options: LoadSkillsOptions): LoadSkillsResult {
       if (!skill) continue;
       const existing = byName.get(skill.name);
       if (existing) {
-        diagnostics.push({
-          path: file,
-          severity: "warning",
-          message: `skill "${skill.name}" is also defined in ${existing.filePath}; that one is kept`,
-        });
+        diagnostics.push(
+          diag(file, "warning", `skill "${skill.name}" is also defined in ${existing.filePath}; that one is kept`),
+        );
         continue;
       }
       byName.set(skill.name, skill);
@@ -102,17 +161,22 @@ function discover(root: string): string[] {
   return out;
 }
 
-function readSkill(file: string, source: Skill["source"], diagnostics: SkillDiagnostic[]): Skill | undefined {
+function readSkill(
+  file: string,
+  source: Skill["source"],
+  diagnostics: SkillDiagnostic[],
+  sourceLabel = "local",
+): Skill | undefined {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    diagnostics.push({ path: file, severity: "error", message: `cannot read: ${(err as Error).message}` });
+    diagnostics.push(diag(file, "error", `cannot read: ${(err as Error).message}`));
     return undefined;
   }
   const fm = parseFrontmatter(text);
   if (fm.error) {
-    diagnostics.push({ path: file, severity: "error", message: fm.error });
+    diagnostics.push(diag(file, "error", fm.error));
     return undefined;
   }
   const isSkillMd = basename(file) === "SKILL.md";
@@ -120,32 +184,37 @@ function readSkill(file: string, source: Skill["source"], diagnostics: SkillDiag
   const name = (fm.attributes.name ?? "").trim() || fallbackName;
   const description = (fm.attributes.description ?? "").trim();
   if (!description) {
-    diagnostics.push({ path: file, severity: "error", message: "missing `description` in frontmatter; skill skipped" });
+    diagnostics.push(diag(file, "error", "missing `description` in frontmatter; skill skipped"));
     return undefined;
   }
   if (!NAME_RE.test(name) || name.length > MAX_NAME) {
-    diagnostics.push({
-      path: file,
-      severity: "error",
-      message: `invalid skill name "${name}": use lowercase letters, digits and single hyphens (max ${MAX_NAME})`,
-    });
+    diagnostics.push(
+      diag(
+        file,
+        "error",
+        `invalid skill name "${name}": use lowercase letters, digits and single hyphens (max ${MAX_NAME})`,
+      ),
+    );
     return undefined;
   }
   if (description.length > MAX_DESCRIPTION) {
-    diagnostics.push({
-      path: file,
-      severity: "warning",
-      message: `description is ${description.length} characters (limit ${MAX_DESCRIPTION})`,
-    });
+    diagnostics.push(
+      diag(file, "warning", `description is ${description.length} characters (limit ${MAX_DESCRIPTION})`),
+    );
   }
   if (isSkillMd && fm.attributes.name && name !== fallbackName) {
-    diagnostics.push({
-      path: file,
-      severity: "warning",
-      message: `skill name "${name}" differs from its folder name "${fallbackName}"`,
-    });
+    diagnostics.push(diag(file, "warning", `skill name "${name}" differs from its folder name "${fallbackName}"`));
   }
-  return { name, description, filePath: file, baseDir: dirname(file), source };
+  const scope = source === "path" ? "temporary" : source;
+  return {
+    name,
+    description,
+    filePath: file,
+    baseDir: dirname(file),
+    source,
+    sourceInfo: createSyntheticSourceInfo(file, { source: sourceLabel, scope, baseDir: dirname(file) }),
+    disableModelInvocation: fm.attributes["disable-model-invocation"]?.trim() === "true",
+  };
 }
 
 /** Escapes text for the XML skill list in the system prompt. */
@@ -154,7 +223,9 @@ function xml(text: string): string {
 }
 
 /** The system-prompt section listing skills; empty when there are none. */
-export function formatSkillsForPrompt(skills: readonly Skill[]): string {
+export function formatSkillsForPrompt(all: readonly Skill[]): string {
+  // A skill the model may not invoke is left out of its list (the user can still call it with /skill:name).
+  const skills = all.filter((s) => !s.disableModelInvocation);
   if (skills.length === 0) return "";
   const lines = [
     "The following skills provide specialised instructions for specific tasks.",

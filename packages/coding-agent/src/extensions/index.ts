@@ -1,3 +1,5 @@
+export * from "./extension-runtime.js";
 export * from "./loader.js";
 export * from "./runner.js";
+export * from "./tool-definition.js";
 export * from "./types.js";

@@ -86,14 +86,23 @@ export class ExtensionRunner {
   /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
   private pendingErrors: ExtensionError[] = [];
 
+  /** Errors met while loading (also delivered to the first `onError` listener). */
+  readonly loadErrors: readonly ExtensionError[];
+
   constructor(extensions: readonly LoadedExtension[], loadErrors: readonly ExtensionError[] = []) {
     this.extensions = extensions;
+    this.loadErrors = [...loadErrors];
     this.pendingErrors.push(...loadErrors);
   }
 
   /** Sets what handlers receive as `ctx` (done by the host once the session exists). */
   setContext(context: ExtensionContext): void {
     this.context = context;
+  }
+
+  /** The context handlers and tool definitions receive now (pi's `createContext`). */
+  createContext(): ExtensionContext {
+    return this.context;
   }
 
   /** Subscribes to extension errors; errors raised before the first subscription are delivered to it at once. */

@@ -104,3 +104,25 @@ export interface ExtensionError {
   phase: string;
   message: string;
 }
+
+// ---- pi's names for the event and result shapes above ----
+
+export type { AgentToolResult, AgentToolUpdateCallback, ToolExecutionMode } from "@tiller/agent";
+
+/** Any event an extension can receive. */
+export type ExtensionEvent = ExtensionEventMap[ExtensionEventName];
+export type SessionStartEvent = ExtensionEventMap["session_start"];
+export type SessionShutdownEvent = ExtensionEventMap["session_shutdown"];
+export type InputEvent = ExtensionEventMap["input"];
+export type InputEventResult = ExtensionResultMap["input"];
+export type BeforeAgentStartEvent = ExtensionEventMap["before_agent_start"];
+export type BeforeAgentStartEventResult = ExtensionResultMap["before_agent_start"];
+export type ContextEvent = ExtensionEventMap["context"];
+export type ToolCallEventResult = ExtensionResultMap["tool_call"];
+export type AgentStartEvent = ExtensionEventMap["agent_start"];
+export type AgentEndEvent = ExtensionEventMap["agent_end"];
+export type TurnStartEvent = ExtensionEventMap["turn_start"];
+export type TurnEndEvent = ExtensionEventMap["turn_end"];
+
+/** A `/command` as an extension registered it (pi's name). */
+export type RegisteredCommand = ExtensionCommand & { name: string };

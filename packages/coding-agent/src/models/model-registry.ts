@@ -7,7 +7,7 @@
 import { execSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { type Api, getModels, getProviders, type Model } from "@tiller/ai";
-import { AuthStorage } from "../auth/auth-storage.js";
+import { type AuthStatus, AuthStorage } from "../auth/auth-storage.js";
 import { getTillerPaths } from "../home.js";
 import { type ModelDefinition, type ProviderConfig, parseModelsJson } from "./models-json.js";
 
@@ -153,7 +153,71 @@ export class ModelRegistry {
     const configured = this.providerConfigs.get(model.provider)?.apiKey;
     return configured ? resolveConfigValue(configured) : undefined;
   }
+
+  // ---- pi's names ----
+
+  /** The first problem found in models.json, if any. */
+  getError(): string | undefined {
+    return this.errors[0];
+  }
+
+  /** The key and extra headers a request for `model` needs; `ok: false` when a models.json value fails. */
+  async getApiKeyAndHeaders(
+    model: Pick<Model<Api>, "provider" | "headers">,
+  ): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string }> {
+    try {
+      const apiKey = this.getApiKey(model);
+      const headers = { ...this.providerConfigs.get(model.provider)?.headers, ...model.headers };
+      return {
+        ok: true,
+        ...(apiKey !== undefined ? { apiKey } : {}),
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      };
+    } catch (err) {
+      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** Whether `provider` has a key, and where it comes from (auth storage first, then models.json). */
+  getProviderAuthStatus(provider: string): AuthStatus {
+    const status = this.authStorage.getAuthStatus(provider);
+    if (status.configured) return status;
+    const configured = this.providerConfigs.get(provider)?.apiKey;
+    if (!configured) return status;
+    if (configured.startsWith("!")) return { configured: true, source: "models_json_command" };
+    if (process.env[configured]) return { configured: true, source: "environment", label: configured };
+    return { configured: true, source: "models_json_key" };
+  }
+
+  /** A human name for `provider` (the id itself for providers Tiller has no name for). */
+  getProviderDisplayName(provider: string): string {
+    return PROVIDER_NAMES[provider] ?? provider;
+  }
+
+  async getApiKeyForProvider(provider: string): Promise<string | undefined> {
+    return this.getApiKey({ provider });
+  }
+
+  /** True when the provider's stored credential is an OAuth one. */
+  isUsingOAuth(model: Pick<Model<Api>, "provider">): boolean {
+    return this.authStorage.get(model.provider)?.type === "oauth";
+  }
 }
+
+const PROVIDER_NAMES: Record<string, string> = {
+  anthropic: "Anthropic",
+  openai: "OpenAI",
+  google: "Google",
+  "google-vertex": "Google Vertex AI",
+  "amazon-bedrock": "Amazon Bedrock",
+  "azure-openai-responses": "Azure OpenAI",
+  mistral: "Mistral",
+  xai: "xAI",
+  groq: "Groq",
+  openrouter: "OpenRouter",
+  deepseek: "DeepSeek",
+  offline: "Offline",
+};
 
 function key(provider: string, id: string): string {
   return `${provider}\u0000${id}`;

@@ -85,21 +85,31 @@ export function buildSessionContext(
   return { messages, thinkingLevel, model };
 }
 
-/** The latest compaction entry on a path, if any. */
-export function getLatestCompactionEntry(path: readonly SessionEntry[]): CompactionEntry | undefined {
+/** The latest compaction entry on a path, or null (pi's contract). */
+export function getLatestCompactionEntry(path: readonly SessionEntry[]): CompactionEntry | null {
   for (let i = path.length - 1; i >= 0; i--) {
     const e = path[i] as SessionEntry;
     if (e.type === "compaction") return e;
   }
-  return undefined;
+  return null;
 }
 
 /** The entries as a tree, in file order (roots first; an entry whose parent is missing becomes a root). */
-export function buildTree(entries: readonly SessionEntry[], labels: ReadonlyMap<string, string>): SessionTreeNode[] {
+export function buildTree(
+  entries: readonly SessionEntry[],
+  labels: ReadonlyMap<string, string>,
+  labelTimestamps?: ReadonlyMap<string, string>,
+): SessionTreeNode[] {
   const nodes = new Map<string, SessionTreeNode>();
   for (const e of entries) {
     const label = labels.get(e.id);
-    nodes.set(e.id, { entry: e, children: [], ...(label !== undefined ? { label } : {}) });
+    const labelTimestamp = label !== undefined ? labelTimestamps?.get(e.id) : undefined;
+    nodes.set(e.id, {
+      entry: e,
+      children: [],
+      ...(label !== undefined ? { label } : {}),
+      ...(labelTimestamp !== undefined ? { labelTimestamp } : {}),
+    });
   }
   const roots: SessionTreeNode[] = [];
   for (const e of entries) {

@@ -7,6 +7,7 @@ export * from "./lock.js";
 export * from "./messages.js";
 export * from "./migrate.js";
 export * from "./owner-lock.js";
+export * from "./pi-session-functions.js";
 export * from "./reader.js";
 export * from "./session-manager.js";
 export * from "./types.js";

@@ -54,6 +54,10 @@ export class SessionManager {
   private entries: SessionEntry[] = [];
   private byId = new Map<string, SessionEntry>();
   private labels = new Map<string, string>();
+  /** Timestamp of the label entry that set each current label (pi's `labelTimestamp`). */
+  private labelTimestamps = new Map<string, string>();
+  /** Entries of a branched session held back until its file is first written (see `createBranchedSession`). */
+  private unwritten: SessionEntry[] = [];
   private leafId: string | null = null;
   private file: string | undefined;
   /** This manager's share of the file's writer (undefined: read-only, in memory, or closed). */
@@ -164,6 +168,7 @@ export class SessionManager {
       ...(options.parentSession ? { parentSession: options.parentSession } : {}),
     };
     this.entries = [];
+    this.unwritten = [];
     this.reindex();
     if (this.sessionDir) {
       this.file = join(this.sessionDir, fileNameFor(this.header));
@@ -277,14 +282,14 @@ export class SessionManager {
   }
   /** The tree of entries (roots first; orphans become roots). */
   getTree(): SessionTreeNode[] {
-    return buildTree(this.entries, this.labels);
+    return buildTree(this.entries, this.labels, this.labelTimestamps);
   }
 
   // ---- tree navigation ----
 
   /** Moves the leaf to `entryId`: the next append starts a new branch there. */
   branch(entryId: string): void {
-    if (!this.byId.has(entryId)) throw new Error(`no entry ${entryId} in session ${this.header.id}`);
+    if (!this.byId.has(entryId)) throw new Error(`Entry ${entryId} not found`);
     this.leafId = entryId;
   }
   /** Moves the leaf before the first entry: the next append is a new root. */
@@ -293,6 +298,7 @@ export class SessionManager {
   }
   /** `branch(fromId)` plus a `branch_summary` entry describing the abandoned path. */
   branchWithSummary(fromId: string | null, summary: string, details?: unknown, fromHook?: boolean): string {
+    if (fromId !== null && !this.byId.has(fromId)) throw new Error(`Entry ${fromId} not found`);
     if (fromId === null) this.resetLeaf();
     else this.branch(fromId);
     return this.append({
@@ -305,14 +311,31 @@ export class SessionManager {
   }
 
   /**
-   * Forks the path root → `leafId` (default: the leaf) into a new file whose header names this one as parent, and
-   * switches this manager to it (later appends go to the fork). Returns the new path (undefined in memory).
+   * Forks the path root → `leafId` (default: the leaf) into a new session whose header names this one as parent,
+   * and switches this manager to it (later appends go to the fork). The labels of the path's entries carry over
+   * as fresh label entries at its end (keeping their timestamps). As in pi, the file is written at once when the
+   * path holds an assistant message, else with the next append. Returns the new path (undefined in memory).
+   * Throws `Entry <id> not found` for an unknown entry.
    */
   createBranchedSession(leafId: string | null = this.leafId): string | undefined {
-    const path = this.getBranch(leafId);
+    const path = this.getBranch(leafId).filter((e) => e.type !== "label");
+    if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
+    const onPath = new Set(path.map((e) => e.id));
+    const labels: SessionEntry[] = [];
+    let parentId = (path[path.length - 1] as SessionEntry).id;
+    for (const [targetId, label] of this.labels) {
+      if (!onPath.has(targetId)) continue;
+      const id = newEntryId(onPath);
+      onPath.add(id);
+      const timestamp = this.labelTimestamps.get(targetId) ?? new Date().toISOString();
+      labels.push({ type: "label", id, parentId, timestamp, targetId, label });
+      parentId = id;
+    }
     const parent = this.file && this.sessionDir ? this.file : undefined;
     this.newSession(parent ? { parentSession: parent } : {});
-    this.adoptEntries(path, path[path.length - 1]?.id ?? null);
+    const all = labels.length > 0 ? [...path, ...labels] : path;
+    const answered = path.some((e) => e.type === "message" && e.message.role === "assistant");
+    this.adoptEntries(all, parentId, answered);
     return this.getSessionFile();
   }
 
@@ -365,7 +388,7 @@ export class SessionManager {
   }
   /** Sets (or, with undefined/empty, clears) the label of `targetId`. */
   appendLabelChange(targetId: string, label: string | undefined): string {
-    if (!this.byId.has(targetId)) throw new Error(`no entry ${targetId} to label`);
+    if (!this.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
     return this.append({ type: "label", targetId, label: label || undefined });
   }
 
@@ -390,11 +413,17 @@ export class SessionManager {
   private write(line: string): void {
     if (!this.file || !this.sessionDir) return;
     if (!this.writer) throw new Error(`session ${this.header.id} is closed`);
-    this.writer.append(line, () => `${JSON.stringify(this.header)}\n`);
+    let text = line;
+    if (this.unwritten.length > 0) {
+      text = `${this.unwritten.map((e) => JSON.stringify(e)).join("\n")}\n${text}`;
+      this.unwritten = [];
+    }
+    this.writer.append(text, () => `${JSON.stringify(this.header)}\n`);
     this.dirty = true;
   }
 
-  private adoptEntries(entries: readonly SessionEntry[], leafId: string | null): void {
+  /** Takes `entries` over as this session's; `writeNow: false` holds them back until the next append. */
+  private adoptEntries(entries: readonly SessionEntry[], leafId: string | null, writeNow = true): void {
     if (entries.length === 0) return;
     const lines: string[] = [];
     for (const e of entries) {
@@ -402,13 +431,15 @@ export class SessionManager {
       this.index(e);
       this.entries.push(e);
     }
-    this.write(`${lines.join("\n")}\n`);
+    if (writeNow) this.write(`${lines.join("\n")}\n`);
+    else if (this.file && this.sessionDir) this.unwritten = entries.slice();
     this.leafId = leafId;
   }
 
   private reindex(): void {
     this.byId.clear();
     this.labels.clear();
+    this.labelTimestamps.clear();
     this.leafId = null;
     for (const e of this.entries) this.index(e);
     this.leafId = this.entries[this.entries.length - 1]?.id ?? null;
@@ -417,8 +448,13 @@ export class SessionManager {
   private index(e: SessionEntry): void {
     this.byId.set(e.id, e);
     if (e.type === "label") {
-      if (e.label) this.labels.set(e.targetId, e.label);
-      else this.labels.delete(e.targetId);
+      if (e.label) {
+        this.labels.set(e.targetId, e.label);
+        this.labelTimestamps.set(e.targetId, e.timestamp);
+      } else {
+        this.labels.delete(e.targetId);
+        this.labelTimestamps.delete(e.targetId);
+      }
     }
   }
 

@@ -189,7 +189,10 @@ export interface SessionContext {
 export interface SessionTreeNode {
   entry: SessionEntry;
   children: SessionTreeNode[];
+  /** The entry's current label, if any. */
   label?: string;
+  /** When that label was set (the label entry's timestamp). */
+  labelTimestamp?: string;
 }
 
 /** A session as `SessionManager.list` sees it, from the file's head and tail only. */
@@ -204,4 +207,28 @@ export interface SessionInfo {
   sizeBytes: number;
   /** Text of the first user message, when it lies in the head of the file. */
   firstMessage: string;
+}
+
+/** The read side of a SessionManager, as pi's branch-summary and extension APIs take it. */
+export type ReadonlySessionManager = Pick<
+  import("./session-manager.js").SessionManager,
+  | "getCwd"
+  | "getSessionDir"
+  | "getSessionId"
+  | "getSessionFile"
+  | "getLeafId"
+  | "getLeafEntry"
+  | "getEntry"
+  | "getLabel"
+  | "getBranch"
+  | "getHeader"
+  | "getEntries"
+  | "getTree"
+  | "getSessionName"
+>;
+
+/** Options of `SessionManager.newSession`. */
+export interface NewSessionOptions {
+  id?: string;
+  parentSession?: string;
 }

@@ -11,10 +11,13 @@ export interface CompactionSettings {
   reserveTokens: number;
   /** Recent tokens kept verbatim after a compaction. */
   keepRecentTokens: number;
-  /** `safeguard`: adaptive summary budget, keeps tool failures and file operations in the summary. */
-  mode: "default" | "safeguard";
-  /** Safeguard: largest share of the context window the summarized history may occupy in the request. */
-  maxHistoryShare: number;
+  /**
+   * `safeguard`: adaptive summary budget, keeps tool failures and file operations in the summary. Optional (read
+   * as "default") so pi's three-field `CompactionSettings` is accepted as is.
+   */
+  mode?: "default" | "safeguard";
+  /** Safeguard: largest share of the context window the summarized history may occupy (default 0.5). */
+  maxHistoryShare?: number;
 }
 
 export interface ContextPruningSettings {
@@ -144,3 +147,14 @@ export function mergeSettings(base: Record<string, unknown>, over: Record<string
   }
   return out;
 }
+
+/** pi's image settings (Tiller passes images through unchanged; the keys are accepted and kept). */
+export interface ImageSettings {
+  autoResize?: boolean;
+  blockImages?: boolean;
+}
+
+/** An entry of the `packages` setting: a source, or a source with the resources to take from it. */
+export type PackageSource =
+  | string
+  | { source: string; extensions?: string[]; skills?: string[]; prompts?: string[]; themes?: string[] };

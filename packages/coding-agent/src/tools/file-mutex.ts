@@ -28,3 +28,6 @@ export async function withFileMutation<T>(filePath: string, fn: () => Promise<T>
 export function pendingFileMutations(): number {
   return tails.size;
 }
+
+/** pi's name for `withFileMutation`: `fn` runs after every earlier mutation of the same file has settled. */
+export const withFileMutationQueue: <T>(filePath: string, fn: () => Promise<T>) => Promise<T> = withFileMutation;

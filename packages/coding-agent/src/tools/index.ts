@@ -33,11 +33,24 @@ export { killTree } from "./process-tree.js";
 export * from "./read.js";
 export { findRipgrep } from "./ripgrep.js";
 export * from "./schema-normalize.js";
+export * from "./shell-config.js";
+export * from "./tool-definitions.js";
 export * from "./truncate.js";
 export { walkFiles } from "./walk.js";
 export * from "./write.js";
 
 /** Options shared by the bundles. */
+/** pi's per-tool options bag. */
+export interface ToolsOptions {
+  read?: import("./read.js").ReadToolOptions;
+  bash?: import("./bash.js").BashToolOptions;
+  write?: import("./write.js").WriteToolOptions;
+  edit?: import("./edit.js").EditToolOptions;
+  grep?: import("./grep.js").GrepToolOptions;
+  find?: import("./find.js").FindToolOptions;
+  ls?: import("./ls.js").LsToolOptions;
+}
+
 export interface CodingToolsOptions {
   /** Confine file tools (read, edit, write, grep, find, ls, exec workdir) to cwd. Bash is not confined. */
   sandbox?: boolean;

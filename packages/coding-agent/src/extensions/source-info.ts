@@ -1,0 +1,27 @@
+/** Where a resource (extension, skill, prompt, tool) came from, as pi reports it. */
+
+export type SourceScope = "user" | "project" | "temporary";
+export type SourceOrigin = "package" | "top-level";
+
+export interface SourceInfo {
+  path: string;
+  /** Package source or a label such as "cli", "sdk" or "local". */
+  source: string;
+  scope: SourceScope;
+  origin: SourceOrigin;
+  baseDir?: string;
+}
+
+/** A SourceInfo for a resource that did not come from a package (scope "temporary", origin "top-level" by default). */
+export function createSyntheticSourceInfo(
+  path: string,
+  options: { source: string; scope?: SourceScope; origin?: SourceOrigin; baseDir?: string },
+): SourceInfo {
+  return {
+    path,
+    source: options.source,
+    scope: options.scope ?? "temporary",
+    origin: options.origin ?? "top-level",
+    ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}),
+  };
+}

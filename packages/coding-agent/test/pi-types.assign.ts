@@ -1,0 +1,136 @@
+/**
+ * Type-level drop-in check for @mariozechner/pi-coding-agent 0.73.1: each pi type listed here has a Tiller type
+ * of the same name that a pi-typed program can use in its place. Type-checked by `npm run check` and by
+ * test/pi-exports.test.ts (tsc on this file alone must report nothing). That test also fails when a pi type is
+ * neither checked here nor listed, with its reason, in `PENDING_PI_TYPES`.
+ *
+ * - `input`: values a program builds and hands to Tiller (options, entries, settings): pi's type → Tiller's.
+ * - `output`: values Tiller hands back (results, tree nodes, events): Tiller's type → pi's, so code reading them
+ *   as pi's type keeps compiling.
+ * - `classes`: a Tiller instance has every public member of pi's class (pending ones: `PENDING_PI_CLASSES`).
+ */
+import type * as Pi from "@mariozechner/pi-coding-agent";
+import type * as T from "@tiller/coding-agent";
+
+/** The public instance surface of a class (private members make classes nominal). */
+type PublicOf<C> = { [K in keyof C]: C[K] };
+
+export const input = {
+  AgentSessionEvent: (x: Pi.AgentSessionEvent): T.AgentSessionEvent => x,
+  ParsedSkillBlock: (x: Pi.ParsedSkillBlock): T.ParsedSkillBlock => x,
+  PromptOptions: (x: Pi.PromptOptions): T.PromptOptions => x,
+  SessionStats: (x: Pi.SessionStats): T.SessionStats => x,
+  ApiKeyCredential: (x: Pi.ApiKeyCredential): T.ApiKeyCredential => x,
+  AuthCredential: (x: Pi.AuthCredential): T.AuthCredential => x,
+  AuthStatus: (x: Pi.AuthStatus): T.AuthStatus => x,
+  AuthStorageBackend: (x: Pi.AuthStorageBackend): T.AuthStorageBackend => x,
+  OAuthCredential: (x: Pi.OAuthCredential): T.OAuthCredential => x,
+  BranchPreparation: (x: Pi.BranchPreparation): T.BranchPreparation => x,
+  BranchSummaryResult: (x: Pi.BranchSummaryResult): T.BranchSummaryResult => x,
+  CollectEntriesResult: (x: Pi.CollectEntriesResult): T.CollectEntriesResult => x,
+  CompactionResult: (x: Pi.CompactionResult): T.CompactionResult => x,
+  CutPointResult: (x: Pi.CutPointResult): T.CutPointResult => x,
+  FileOperations: (x: Pi.FileOperations): T.FileOperations => x,
+  GenerateBranchSummaryOptions: (x: Pi.GenerateBranchSummaryOptions): T.GenerateBranchSummaryOptions => x,
+  EventBus: (x: Pi.EventBus): T.EventBus => x,
+  EventBusController: (x: Pi.EventBusController): T.EventBusController => x,
+  AgentEndEvent: (x: Pi.AgentEndEvent): T.AgentEndEvent => x,
+  AgentStartEvent: (x: Pi.AgentStartEvent): T.AgentStartEvent => x,
+  AgentToolResult: (x: Pi.AgentToolResult<unknown>): T.AgentToolResult<unknown> => x,
+  AgentToolUpdateCallback: (x: Pi.AgentToolUpdateCallback): T.AgentToolUpdateCallback => x,
+  BashToolCallEvent: (x: Pi.BashToolCallEvent): T.BashToolCallEvent => x,
+  BeforeAgentStartEvent: (x: Pi.BeforeAgentStartEvent): T.BeforeAgentStartEvent => x,
+  BeforeAgentStartEventResult: (x: Pi.BeforeAgentStartEventResult): T.BeforeAgentStartEventResult => x,
+  ContextEvent: (x: Pi.ContextEvent): T.ContextEvent => x,
+  CustomToolCallEvent: (x: Pi.CustomToolCallEvent): T.CustomToolCallEvent => x,
+  EditToolCallEvent: (x: Pi.EditToolCallEvent): T.EditToolCallEvent => x,
+  FindToolCallEvent: (x: Pi.FindToolCallEvent): T.FindToolCallEvent => x,
+  GrepToolCallEvent: (x: Pi.GrepToolCallEvent): T.GrepToolCallEvent => x,
+  InputEvent: (x: Pi.InputEvent): T.InputEvent => x,
+  InputEventResult: (x: Pi.InputEventResult): T.InputEventResult => x,
+  LsToolCallEvent: (x: Pi.LsToolCallEvent): T.LsToolCallEvent => x,
+  ReadToolCallEvent: (x: Pi.ReadToolCallEvent): T.ReadToolCallEvent => x,
+  SessionShutdownEvent: (x: Pi.SessionShutdownEvent): T.SessionShutdownEvent => x,
+  SourceInfo: (x: Pi.SourceInfo): T.SourceInfo => x,
+  ToolCallEvent: (x: Pi.ToolCallEvent): T.ToolCallEvent => x,
+  ToolCallEventResult: (x: Pi.ToolCallEventResult): T.ToolCallEventResult => x,
+  ToolExecutionMode: (x: Pi.ToolExecutionMode): T.ToolExecutionMode => x,
+  ToolResultEvent: (x: Pi.ToolResultEvent): T.ToolResultEvent => x,
+  TurnEndEvent: (x: Pi.TurnEndEvent): T.TurnEndEvent => x,
+  TurnStartEvent: (x: Pi.TurnStartEvent): T.TurnStartEvent => x,
+  WriteToolCallEvent: (x: Pi.WriteToolCallEvent): T.WriteToolCallEvent => x,
+  PackageManager: (x: Pi.PackageManager): T.PackageManager => x,
+  PathMetadata: (x: Pi.PathMetadata): T.PathMetadata => x,
+  ProgressCallback: (x: Pi.ProgressCallback): T.ProgressCallback => x,
+  ProgressEvent: (x: Pi.ProgressEvent): T.ProgressEvent => x,
+  ResolvedPaths: (x: Pi.ResolvedPaths): T.ResolvedPaths => x,
+  ResolvedResource: (x: Pi.ResolvedResource): T.ResolvedResource => x,
+  ResourceCollision: (x: Pi.ResourceCollision): T.ResourceCollision => x,
+  ResourceDiagnostic: (x: Pi.ResourceDiagnostic): T.ResourceDiagnostic => x,
+  AgentSessionRuntimeDiagnostic: (x: Pi.AgentSessionRuntimeDiagnostic): T.AgentSessionRuntimeDiagnostic => x,
+  BranchSummaryEntry: (x: Pi.BranchSummaryEntry): T.BranchSummaryEntry => x,
+  CompactionEntry: (x: Pi.CompactionEntry): T.CompactionEntry => x,
+  CustomEntry: (x: Pi.CustomEntry): T.CustomEntry => x,
+  CustomMessageEntry: (x: Pi.CustomMessageEntry): T.CustomMessageEntry => x,
+  FileEntry: (x: Pi.FileEntry): T.FileEntry => x,
+  ModelChangeEntry: (x: Pi.ModelChangeEntry): T.ModelChangeEntry => x,
+  NewSessionOptions: (x: Pi.NewSessionOptions): T.NewSessionOptions => x,
+  SessionContext: (x: Pi.SessionContext): T.SessionContext => x,
+  SessionEntry: (x: Pi.SessionEntry): T.SessionEntry => x,
+  SessionEntryBase: (x: Pi.SessionEntryBase): T.SessionEntryBase => x,
+  SessionHeader: (x: Pi.SessionHeader): T.SessionHeader => x,
+  SessionInfoEntry: (x: Pi.SessionInfoEntry): T.SessionInfoEntry => x,
+  SessionMessageEntry: (x: Pi.SessionMessageEntry): T.SessionMessageEntry => x,
+  ThinkingLevelChangeEntry: (x: Pi.ThinkingLevelChangeEntry): T.ThinkingLevelChangeEntry => x,
+  ImageSettings: (x: Pi.ImageSettings): T.ImageSettings => x,
+  PackageSource: (x: Pi.PackageSource): T.PackageSource => x,
+  LoadSkillsFromDirOptions: (x: Pi.LoadSkillsFromDirOptions): T.LoadSkillsFromDirOptions => x,
+  BashOperations: (x: Pi.BashOperations): T.BashOperations => x,
+  BashToolDetails: (x: Pi.BashToolDetails): T.BashToolDetails => x,
+  BashToolInput: (x: Pi.BashToolInput): T.BashToolInput => x,
+  BashToolOptions: (x: Pi.BashToolOptions): T.BashToolOptions => x,
+  EditOperations: (x: Pi.EditOperations): T.EditOperations => x,
+  EditToolDetails: (x: Pi.EditToolDetails): T.EditToolDetails => x,
+  EditToolInput: (x: Pi.EditToolInput): T.EditToolInput => x,
+  EditToolOptions: (x: Pi.EditToolOptions): T.EditToolOptions => x,
+  FindToolInput: (x: Pi.FindToolInput): T.FindToolInput => x,
+  GrepToolInput: (x: Pi.GrepToolInput): T.GrepToolInput => x,
+  LsToolDetails: (x: Pi.LsToolDetails): T.LsToolDetails => x,
+  LsToolInput: (x: Pi.LsToolInput): T.LsToolInput => x,
+  ReadToolDetails: (x: Pi.ReadToolDetails): T.ReadToolDetails => x,
+  ReadToolInput: (x: Pi.ReadToolInput): T.ReadToolInput => x,
+  TruncationOptions: (x: Pi.TruncationOptions): T.TruncationOptions => x,
+  TruncationResult: (x: Pi.TruncationResult): T.TruncationResult => x,
+  WriteOperations: (x: Pi.WriteOperations): T.WriteOperations => x,
+  WriteToolInput: (x: Pi.WriteToolInput): T.WriteToolInput => x,
+  WriteToolOptions: (x: Pi.WriteToolOptions): T.WriteToolOptions => x,
+  ModelInfo: (x: Pi.ModelInfo): T.ModelInfo => x,
+  PrintModeOptions: (x: Pi.PrintModeOptions): T.PrintModeOptions => x,
+  RpcClientOptions: (x: Pi.RpcClientOptions): T.RpcClientOptions => x,
+  RpcCommand: (x: Pi.RpcCommand): T.RpcCommand => x,
+  RpcEventListener: (x: Pi.RpcEventListener): T.RpcEventListener => x,
+  RpcResponse: (x: Pi.RpcResponse): T.RpcResponse => x,
+  VisualTruncateResult: (x: Pi.VisualTruncateResult): T.VisualTruncateResult => x,
+};
+
+export const output = {
+  RpcSessionState: (x: T.RpcSessionState): Pi.RpcSessionState => x,
+  AgentSessionEventListener: (x: T.AgentSessionEventListener): Pi.AgentSessionEventListener => x,
+  ContextUsage: (x: T.ContextUsage): Pi.ContextUsage => x,
+  SessionStartEvent: (x: T.SessionStartEvent): Pi.SessionStartEvent => x,
+  PromptTemplate: (x: T.PromptTemplate): Pi.PromptTemplate => x,
+  CompactionSettings: (x: T.CompactionSettings): Pi.CompactionSettings => x,
+  RetrySettings: (x: T.RetrySettings): Pi.RetrySettings => x,
+  LoadSkillsResult: (x: T.LoadSkillsResult): Pi.LoadSkillsResult => x,
+  Skill: (x: T.Skill): Pi.Skill => x,
+  FindToolDetails: (x: T.FindToolDetails): Pi.FindToolDetails => x,
+  GrepToolDetails: (x: T.GrepToolDetails): Pi.GrepToolDetails => x,
+};
+
+/** Classes: a Tiller instance offers every public member of pi's with a compatible type. */
+export const classes = {
+  FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<Pi.FileAuthStorageBackend> => x,
+  InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<Pi.InMemoryAuthStorageBackend> => x,
+  DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
+  RpcClient: (x: T.RpcClient): PublicOf<Pi.RpcClient> => x,
+};
