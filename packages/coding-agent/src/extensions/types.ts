@@ -42,6 +42,8 @@ export interface ExtensionEventMap {
   tool_execution_start: Extract<AgentEvent, { type: "tool_execution_start" }>;
   tool_execution_update: Extract<AgentEvent, { type: "tool_execution_update" }>;
   tool_execution_end: Extract<AgentEvent, { type: "tool_execution_end" }>;
+  tool_approval_request: Extract<AgentEvent, { type: "tool_approval_request" }>;
+  tool_approval_end: Extract<AgentEvent, { type: "tool_approval_end" }>;
 }
 
 export type ExtensionEventName = keyof ExtensionEventMap;
