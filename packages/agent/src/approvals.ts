@@ -146,13 +146,13 @@ export async function awaitApproval(
   if (!handler) {
     return finishApproval(emit, handler, approval, { decision: "deny" }, "unavailable");
   }
-  const announced = emit({ type: "tool_approval_request", approval });
-  if (announced) await announced;
   const { request } = approval;
   const done = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
-  const ended = await new Promise<{ resolution: ApprovalResolution; cause: ApprovalEndCause }>((resolve) => {
+  // The wait is set up (and the handler holds the request) before it is announced, so a listener may decide it
+  // while handling the announcement.
+  const ended = new Promise<{ resolution: ApprovalResolution; cause: ApprovalEndCause }>((resolve) => {
     if (signal?.aborted) return resolve({ resolution: { decision: "deny", by: "abort" }, cause: "aborted" });
     onAbort = () => resolve({ resolution: { decision: "deny", by: "abort" }, cause: "aborted" });
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -172,10 +172,13 @@ export async function awaitApproval(
         }),
     );
   });
+  const announced = emit({ type: "tool_approval_request", approval });
+  if (announced) await announced;
+  const { resolution, cause } = await ended;
   if (timer) clearTimeout(timer);
   if (onAbort) signal?.removeEventListener("abort", onAbort);
   done.abort();
-  return finishApproval(emit, handler, approval, ended.resolution, ended.cause);
+  return finishApproval(emit, handler, approval, resolution, cause);
 }
 
 /** Options of `Agent.resolveApproval`. */

@@ -102,6 +102,18 @@ describe("approval decisions", () => {
     expect(JSON.stringify(calls[1]!.context.messages)).toContain("not on a Friday");
   });
 
+  it("a listener may decide while handling the announcement (sync or async)", async () => {
+    for (const async of [false, true]) {
+      const { agent, ran } = setup(true, 1);
+      agent.subscribe("tool_approval_request", async (event) => {
+        if (async) await Promise.resolve();
+        expect(agent.resolveApproval(event.approval.id, "allow-once", { by: "auto" })).toBe(true);
+      });
+      await agent.prompt("go");
+      expect(ran).toEqual(["cmd0"]);
+    }
+  });
+
   it("bad decisions are refused with a clear error; unknown ids answer false", async () => {
     const { agent } = setup(() => ({ title: "Only once or no", decisions: ["allow-once", "deny"] }), 1);
     const first = nextApproval(agent);
