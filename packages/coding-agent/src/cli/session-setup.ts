@@ -7,6 +7,13 @@ import { resolve } from "node:path";
 import type { ThinkingLevel } from "@tiller/agent";
 import type { Api, ImageContent, Model } from "@tiller/ai";
 import { type AgentSession, createAgentSession } from "../agent-session/index.js";
+import {
+  EXEC_TOOL_NAMES,
+  ExecApprovals,
+  ExecApprovalsError,
+  execApprovalRule,
+  execApprovalsPath,
+} from "../approvals/index.js";
 import { AuthStorage } from "../auth/auth-storage.js";
 import { loadContextFiles } from "../context/context-files.js";
 import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate } from "../context/prompt-templates.js";
@@ -17,6 +24,7 @@ import type { ExtensionRunner } from "../extensions/runner.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import { ModelRegistry } from "../models/model-registry.js";
 import { SessionManager } from "../session/session-manager.js";
+import { buildToolPipeline } from "../tools/pipeline.js";
 import type { CliArgs } from "./args.js";
 import { CliUsageError } from "./errors.js";
 import { createTools } from "./tools-setup.js";
@@ -36,11 +44,18 @@ export interface CliSetup {
   baseSystemPrompt: string;
   /** True when running on the offline model because nothing is configured. */
   offline: boolean;
+  /** The exec approvals policy applied to every bash/exec call. */
+  execApprovals: ExecApprovals;
   notes: StartupNote[];
 }
 
 export interface SetupOptions {
   hasUI: boolean;
+  /**
+   * Whether someone answers approval requests (the TUI, an rpc client). False (print and json modes): exec
+   * approvals apply `askFallback` at once and any other approval request is denied.
+   */
+  canAskApprovals?: boolean;
   notify?: (message: string, level?: "info" | "warning" | "error") => void;
 }
 
@@ -66,7 +81,20 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
   const model = resolveModelArg(args, modelRegistry);
   const sessionManager = openSessionManager(args, cwd, home);
 
-  const tools = await createTools(cwd, args, extensions.getTools());
+  let execApprovals: ExecApprovals;
+  try {
+    execApprovals = ExecApprovals.load(execApprovalsPath(home));
+  } catch (err) {
+    // A broken policy file must not silently mean "no policy": refuse to start, naming the key.
+    if (err instanceof ExecApprovalsError) throw new CliUsageError(err.message);
+    throw err;
+  }
+  for (const w of execApprovals.warnings) notes.push({ level: "warning", message: w });
+  const canAsk = options.canAskApprovals === true;
+  const tools = buildToolPipeline({
+    base: await createTools(cwd, args, extensions.getTools()),
+    approvals: { tools: EXEC_TOOL_NAMES, rule: execApprovalRule(execApprovals, { cwd, canAsk }) },
+  });
   const baseSystemPrompt = buildSystemPrompt({
     cwd,
     tools,
@@ -95,6 +123,7 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
   if (offline) notes.push({ level: "info", message: OFFLINE_NOTE });
 
   wireExtensions(session, extensions, cwd, options);
+  wireApprovals(session, execApprovals, canAsk, options);
   await extensions.emit({
     type: "session_start",
     reason: args.continue || args.session || args.resume ? "resume" : "startup",
@@ -108,8 +137,33 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
     modelRegistry,
     baseSystemPrompt,
     offline,
+    execApprovals,
     notes,
   };
+}
+
+/** Persists exec `allow-always` decisions; without anyone to ask, denies every other approval request at once. */
+function wireApprovals(session: AgentSession, approvals: ExecApprovals, canAsk: boolean, options: SetupOptions): void {
+  const notify = options.notify ?? ((m, level = "info") => process.stderr.write(`[${level}] ${m}\n`));
+  session.subscribe((event) => {
+    if (event.type === "tool_approval_end") {
+      try {
+        const added = approvals.onAgentEvent(event);
+        if (added.length > 0) notify(`allowlisted in ${approvals.path}: ${added.join(", ")}`, "info");
+      } catch (err) {
+        notify(`could not update ${approvals.path}: ${err instanceof Error ? err.message : String(err)}`, "error");
+      }
+    } else if (event.type === "tool_approval_request" && !canAsk) {
+      try {
+        session.agent.resolveApproval(event.approval.id, "deny", {
+          by: "tiller",
+          reason: "nobody can be asked in this mode",
+        });
+      } catch {
+        // The request does not offer "deny": it waits for its timeout or an abort.
+      }
+    }
+  });
 }
 
 /** `--model provider/id`, `--model id [--provider p]`, or `--provider p` alone (its first model). */
@@ -198,6 +252,8 @@ const AGENT_EVENT_TYPES: Record<string, true> = {
   tool_execution_start: true,
   tool_execution_update: true,
   tool_execution_end: true,
+  tool_approval_request: true,
+  tool_approval_end: true,
 };
 
 /** Ends a CLI session: extensions get `session_shutdown`, then the session file's lock is released. */
