@@ -22,6 +22,7 @@ beforeAll(async () => {
     // "make <name>": the model runs `touch <name>` in the project.
     const m = /make (\S+)/.exec(lastUserText(body));
     if (m) return { toolCalls: [{ name: "bash", arguments: { command: `touch ${m[1]}` } }] };
+    if (lastUserText(body).includes("ship it")) return { toolCalls: [{ name: "deploy", arguments: {} }] };
     return { text: "nothing to do" };
   });
   fx = makeFixture(server, "tiller-approvals-cli-");
@@ -53,6 +54,32 @@ describe("print mode", () => {
     const r = await runCli(["-p", "--no-session", "make allowed.txt"], { cwd: fx.project, env: fx.env });
     expect(r.code).toBe(0);
     expect(existsSync(join(fx.project, "allowed.txt"))).toBe(true);
+  });
+
+  it("any other tool that needs approval is denied at once in json/print mode (nobody can be asked)", async () => {
+    const ext = join(fx.root, "deploy-ext.mjs");
+    const marker = join(fx.root, "deployed.txt");
+    writeFileSync(
+      ext,
+      `import { writeFileSync } from "node:fs";
+       export default (api) => api.registerTool({
+         name: "deploy", label: "deploy", description: "Deploy.", requiresApproval: true,
+         parameters: { type: "object", properties: {} },
+         execute: async () => { writeFileSync(${JSON.stringify(marker)}, "x"); return { content: [{ type: "text", text: "deployed" }], details: {} }; },
+       });`,
+    );
+    const r = await runCli(["--mode", "json", "--no-session", "-e", ext, "ship it"], { cwd: fx.project, env: fx.env });
+    expect(r.code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string });
+    expect(events.find((e) => e.type === "tool_approval_request")).toBeDefined();
+    expect(events.find((e) => e.type === "tool_approval_end")).toMatchObject({
+      resolution: { decision: "deny", by: "tiller", reason: "nobody can be asked in this mode" },
+    });
+    expect(events.find((e) => e.type === "tool_execution_end")).toMatchObject({ toolName: "deploy", isError: true });
   });
 
   it("a broken exec-approvals.json stops the CLI with an error naming the key; the file is left as it was", async () => {
