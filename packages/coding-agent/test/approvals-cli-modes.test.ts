@@ -106,12 +106,12 @@ describe("rpc mode", () => {
       expect(approval.request.meta.command).toBe("touch rpc-one.txt");
       const pending = await rpc.request({ type: "get_pending_approvals" });
       expect((pending.data as { approvals: { id: string }[] }).approvals.map((a) => a.id)).toEqual([approval.id]);
-      expect(await rpc.request({ type: "resolve_approval", approvalId: approval.id, decision: "sometimes" })).toMatchObject(
-        { success: false, error: expect.stringContaining('"decision" must be') },
-      );
-      expect(await rpc.request({ type: "resolve_approval", approvalId: approval.id, decision: "allow-always" })).toMatchObject(
-        { success: true },
-      );
+      expect(
+        await rpc.request({ type: "resolve_approval", approvalId: approval.id, decision: "sometimes" }),
+      ).toMatchObject({ success: false, error: expect.stringContaining('"decision" must be') });
+      expect(
+        await rpc.request({ type: "resolve_approval", approvalId: approval.id, decision: "allow-always" }),
+      ).toMatchObject({ success: true });
       const end = await rpc.waitFor((l) => l.type === "tool_approval_end", "the approval end", from);
       expect(end).toMatchObject({ resolution: { decision: "allow-always", by: "rpc" }, cause: "decided" });
       await rpc.waitFor((l) => l.type === "agent_end", "the run to end", from);
@@ -127,10 +127,12 @@ describe("rpc mode", () => {
       expect(existsSync(join(fx.project, "rpc-two.txt"))).toBe(true);
 
       // An unknown id is an error response.
-      expect(await rpc.request({ type: "resolve_approval", approvalId: "approval_x", decision: "deny" })).toMatchObject({
-        success: false,
-        error: expect.stringContaining('no pending approval "approval_x"'),
-      });
+      expect(await rpc.request({ type: "resolve_approval", approvalId: "approval_x", decision: "deny" })).toMatchObject(
+        {
+          success: false,
+          error: expect.stringContaining('no pending approval "approval_x"'),
+        },
+      );
     } finally {
       await rpc.close();
     }
