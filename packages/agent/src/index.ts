@@ -7,5 +7,6 @@ export {
   isApprovalDecision,
   type ResolveApprovalOptions,
 } from "./approvals.js";
+export { toolResultOf } from "./resume.js";
 export { SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, type SkipCause } from "./tool-execution.js";
 export * from "./types.js";

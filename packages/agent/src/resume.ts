@@ -3,10 +3,26 @@
  * A resume that does not fit (wrong last message, unknown call, a decision the request did not offer) is refused
  * with a clear error before anything runs.
  */
-import type { AssistantMessage } from "@tiller/ai";
+import type { AssistantMessage, ToolResultMessage } from "@tiller/ai";
 import { checkDecision } from "./approvals.js";
 import type { BatchResume } from "./tool-execution.js";
-import type { AgentContext, ToolCallsResume } from "./types.js";
+import type { AgentContext, AgentEventOf, ToolCallsResume } from "./types.js";
+
+/**
+ * The result message a `tool_execution_end` event stands for: what a store keeps for the finished calls of a
+ * batch that is waiting for approval (`ToolCallsResume.results`).
+ */
+export function toolResultOf(event: AgentEventOf<"tool_execution_end">): ToolResultMessage {
+  return {
+    role: "toolResult",
+    toolCallId: event.toolCallId,
+    toolName: event.toolName,
+    content: event.result.content,
+    details: event.result.details,
+    isError: event.isError,
+    timestamp: Date.now(),
+  };
+}
 
 export function checkResumable(
   context: AgentContext,

@@ -144,12 +144,16 @@ async function prepare(batch: ToolBatch, call: AgentToolCall): Promise<Ready | F
       return { result: errorResult(messageOf(error)), isError: true };
     }
   }
-  const requirement = await approvalRequirement(tool, fromHook, {
-    assistantMessage: batch.assistantMessage,
-    toolCall: call,
-    args,
-    context: batch.context,
-  });
+  // Checked only when something asks for approval: a plain call costs no extra await.
+  const requirement =
+    fromHook || tool.requiresApproval
+      ? await approvalRequirement(tool, fromHook, {
+          assistantMessage: batch.assistantMessage,
+          toolCall: call,
+          args,
+          context: batch.context,
+        })
+      : undefined;
   if (requirement) {
     if (isBlock(requirement)) return { result: errorResult(requirement.reason), isError: true };
     const key = alwaysKeyOf(requirement, tool.name);

@@ -5,7 +5,7 @@
  */
 import { type ToolResultMessage, Type } from "@tiller/ai";
 import { describe, expect, it } from "vitest";
-import { Agent, type AgentMessage, type AgentTool, type PendingApproval } from "../src/index.js";
+import { Agent, type AgentMessage, type AgentTool, type PendingApproval, toolResultOf } from "../src/index.js";
 import { gatedTool, nextApproval } from "./helpers/approvals.js";
 import { model, recorder, scripted, textOf } from "./helpers/scripted.js";
 
@@ -31,16 +31,7 @@ async function interrupted(blocks: Parameters<typeof scripted>[0][number]) {
   const first = new Agent({ initialState: { model, tools: [readTool(read), gatedTool(ran)] }, streamFn });
   const ends: ToolResultMessage[] = [];
   first.subscribe("tool_execution_end", (e) => {
-    if (e.toolName === "read")
-      ends.push({
-        role: "toolResult",
-        toolCallId: e.toolCallId,
-        toolName: e.toolName,
-        content: e.result.content,
-        details: e.result.details,
-        isError: e.isError,
-        timestamp: Date.now(),
-      });
+    if (e.toolName === "read") ends.push(toolResultOf(e));
   });
   const reads = "blocks" in blocks ? blocks.blocks.filter((b) => "call" in b && b.call === "read").length : 0;
   const readsEnded = new Promise<void>((resolve) => {

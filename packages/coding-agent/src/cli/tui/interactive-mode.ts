@@ -144,7 +144,8 @@ class InteractiveApp implements CommandHost {
   }
 
   private onInput(data: string): void {
-    if (!matchesKey(data, "escape") && this.approvals.handleInput(data)) {
+    // A waiting approval takes the keys; Esc and Ctrl+C still abort the run (which ends the wait).
+    if (!matchesKey(data, "escape") && !matchesKey(data, "ctrl+c") && this.approvals.handleInput(data)) {
       this.renderer.requestRender();
       return;
     }
