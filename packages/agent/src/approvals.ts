@@ -15,6 +15,7 @@ import type {
   ApprovalResolution,
   BeforeToolCallContext,
   PendingApproval,
+  ResumedApproval,
 } from "./types.js";
 
 /** The three decisions, in the order UIs offer them. */
@@ -179,6 +180,16 @@ export async function awaitApproval(
   if (onAbort) signal?.removeEventListener("abort", onAbort);
   done.abort();
   return finishApproval(emit, handler, approval, resolution, cause);
+}
+
+/**
+ * The decision `timeoutBehavior` makes for an approval past its `expiresAt` (e.g. one found pending after a
+ * restart), ready for `resumeToolCalls`; undefined while it has not expired or has no timeout.
+ */
+export function expiredApproval(approval: PendingApproval, now: number = Date.now()): ResumedApproval | undefined {
+  if (approval.expiresAt === undefined || now < approval.expiresAt) return undefined;
+  const decision: ApprovalDecision = approval.request.timeoutBehavior === "allow" ? "allow-once" : "deny";
+  return { approval, decision, by: "timeout", cause: "timeout" };
 }
 
 /** Options of `Agent.resolveApproval`. */

@@ -4,6 +4,7 @@ export type { AgentEventHandler, AgentOptions, QueuedMessageInput, QueuedUserMes
 export {
   APPROVAL_DECISIONS,
   defaultApprovalRequest,
+  expiredApproval,
   isApprovalDecision,
   type ResolveApprovalOptions,
 } from "./approvals.js";

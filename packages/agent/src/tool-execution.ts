@@ -182,8 +182,8 @@ async function resumeDecided(
   tool: AnyTool,
   decided: ResumedApproval,
 ): Promise<Ready | Finished> {
-  const { approval, ...resolution } = decided;
-  const outcome = await finishApproval(batch.emit, batch.config.approvals, approval, resolution, "decided");
+  const { approval, cause, ...resolution } = decided;
+  const outcome = await finishApproval(batch.emit, batch.config.approvals, approval, resolution, cause ?? "decided");
   if (!outcome.allowed) return notAllowed(approval, outcome);
   try {
     // Stored arguments crossed a process boundary: validate them again.

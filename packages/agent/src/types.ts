@@ -354,6 +354,8 @@ export interface ApprovalHandler {
 /** A decision for one pending approval of an interrupted batch (`Agent.resumeToolCalls`). */
 export interface ResumedApproval extends ApprovalResolution {
   approval: PendingApproval;
+  /** `timeout` when the approval expired while nobody could decide (see `expiredApproval`). Default `decided`. */
+  cause?: "decided" | "timeout";
 }
 
 /**

@@ -5,7 +5,14 @@
  */
 import { type ToolResultMessage, Type } from "@tiller/ai";
 import { describe, expect, it } from "vitest";
-import { Agent, type AgentMessage, type AgentTool, type PendingApproval, toolResultOf } from "../src/index.js";
+import {
+  Agent,
+  type AgentMessage,
+  type AgentTool,
+  expiredApproval,
+  type PendingApproval,
+  toolResultOf,
+} from "../src/index.js";
 import { gatedTool, nextApproval } from "./helpers/approvals.js";
 import { model, recorder, scripted, textOf } from "./helpers/scripted.js";
 
@@ -126,6 +133,33 @@ describe("resuming a pending approval in a new agent", () => {
     expect(results.map((r) => r.toolCallId)).toEqual(["r1", "g"]);
     expect(textOf(results[0])).toBe("contents of a");
     expect(second.getAlwaysAllowed()).toEqual(["run"]);
+  });
+
+  it("an approval that expired while the process was down resolves as its timeoutBehavior says", async () => {
+    const { stored } = await interrupted({ blocks: [{ call: "run", args: { command: "late" }, id: "g" }] });
+    const approval = { ...stored.approval, request: { ...stored.approval.request, timeoutMs: 1000 } };
+    approval.expiresAt = approval.createdAt + 1000;
+    expect(expiredApproval(approval, approval.createdAt + 999)).toBeUndefined();
+    const expired = expiredApproval(approval, approval.createdAt + 1000)!;
+    expect(expired).toMatchObject({ decision: "deny", by: "timeout", cause: "timeout" });
+    expect(
+      expiredApproval({ ...approval, request: { ...approval.request, timeoutBehavior: "allow" } }, approval.expiresAt),
+    ).toMatchObject({ decision: "allow-once" });
+
+    const ran2: string[] = [];
+    const { streamFn } = scripted([{ blocks: [{ text: "understood" }] }]);
+    const second = new Agent({
+      initialState: { model, tools: [gatedTool(ran2)], messages: stored.transcript },
+      streamFn,
+    });
+    const rec = recorder();
+    second.subscribe(rec.listener);
+    await second.resumeToolCalls({ approvals: [expired] });
+    expect(ran2).toEqual([]);
+    expect(rec.events.find((e) => e.type === "tool_approval_end")).toMatchObject({ cause: "timeout" });
+    expect(textOf(second.state.messages.find((m) => m.role === "toolResult"))).toBe(
+      'Denied: no decision on running "run" within 1000 ms, so it was not run.',
+    );
   });
 
   it("refuses a resume that does not fit the transcript, before anything runs", async () => {
