@@ -155,3 +155,27 @@ describe("rpc mode", () => {
     }
   });
 });
+
+describe("extensions", () => {
+  it("a tool_call handler returning requireApproval pauses the call; the rpc client decides", async () => {
+    const ext = join(fx.root, "ask-ext.mjs");
+    writeFileSync(
+      ext,
+      `export default (api) => api.on("tool_call", (ev) =>
+         ev.toolName === "bash" ? { requireApproval: { title: "Extension asks", description: ev.input.command, severity: "critical" } } : undefined);`,
+    );
+    const rpc = startRpc(["--no-session", "-e", ext], { cwd: fx.project, env: fx.env });
+    try {
+      await rpc.request({ type: "prompt", message: "make ext-asked.txt" });
+      const line = await rpc.waitFor((l) => l.type === "tool_approval_request", "an approval request");
+      const approval = line.approval as { id: string; request: { title: string; severity: string } };
+      expect(approval.request).toMatchObject({ title: "Extension asks", severity: "critical" });
+      expect(existsSync(join(fx.project, "ext-asked.txt"))).toBe(false);
+      await rpc.request({ type: "resolve_approval", approvalId: approval.id, decision: "allow-once" });
+      await rpc.waitFor((l) => l.type === "agent_end", "the run to end");
+      expect(existsSync(join(fx.project, "ext-asked.txt"))).toBe(true);
+    } finally {
+      await rpc.close();
+    }
+  });
+});

@@ -4,7 +4,7 @@
  * messages sent to the model, change the system prompt, and add tools and `/commands`.
  */
 
-import type { AgentEvent, AgentMessage, AgentTool } from "@tiller/agent";
+import type { AgentEvent, AgentMessage, AgentTool, ApprovalRequest } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
 
 /** Why a session (re)started. */
@@ -53,7 +53,8 @@ export interface ExtensionResultMap {
   input: { action: "continue" } | { action: "transform"; text: string } | { action: "handled" };
   before_agent_start: { systemPrompt?: string };
   context: { messages?: AgentMessage[] };
-  tool_call: { block?: boolean; reason?: string; input?: Record<string, unknown> };
+  /** `requireApproval`: the call waits for a person's decision (the first handler that asks wins). */
+  tool_call: { block?: boolean; reason?: string; input?: Record<string, unknown>; requireApproval?: ApprovalRequest };
   tool_result: { content?: (TextContent | ImageContent)[]; details?: unknown; isError?: boolean };
 }
 
