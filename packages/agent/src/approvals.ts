@@ -78,7 +78,8 @@ export function notAllowedText(approval: PendingApproval, resolution: ApprovalRe
     case "timeout":
       return `Denied: no decision on running "${name}" within ${approval.request.timeoutMs} ms, so it was not run.`;
     case "aborted":
-      return `Not run: the run was aborted while "${name}" was waiting for approval.`;
+      // The signal is the turn's: an abort, or steering with `steeringDelivery: "abort"`.
+      return `Not run: "${name}" was interrupted (aborted, or a new message arrived) while waiting for approval.`;
     case "unavailable":
       return `Denied: "${name}" needs approval and nobody can be asked here, so it was not run.${why}`;
     default:

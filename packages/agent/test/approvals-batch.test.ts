@@ -108,6 +108,28 @@ describe("approvals in a batch", () => {
     expect(textOf(second[3] as never)).toBe("use the staging cluster");
   });
 
+  it('steeringDelivery "abort": steering ends the wait at once; the call does not run and the message is delivered', async () => {
+    const ran: string[] = [];
+    const { streamFn, calls } = scripted([
+      { blocks: [{ call: "run", args: { command: "deploy" }, id: "g" }] },
+      { blocks: [{ text: "changed plans" }] },
+    ]);
+    const agent = new Agent({ initialState: { model, tools: [gatedTool(ran)] }, streamFn, steeringDelivery: "abort" });
+    const rec = recorder();
+    agent.subscribe(rec.listener);
+    const asked = nextApproval(agent);
+    const run = agent.prompt("go");
+    await asked;
+    agent.steer("stop, deploy to staging instead");
+    await run;
+    expect(ran).toEqual([]);
+    expect(agent.getPendingApprovals()).toEqual([]);
+    expect(rec.events.find((e) => e.type === "tool_approval_end")).toMatchObject({ cause: "aborted" });
+    expect(calls).toHaveLength(2);
+    expect(textOf(calls[1]!.context.messages.at(-1) as never)).toBe("stop, deploy to staging instead");
+    expect(textOf(agent.state.messages.at(-1))).toBe("changed plans");
+  });
+
   it("sequential: steering during a wait skips the calls not started yet (skip-remaining), as usual", async () => {
     const ran: string[] = [];
     const { streamFn, calls } = scripted([

@@ -84,7 +84,7 @@ describe("approval timeout and abort", () => {
       resolution: { decision: "deny", by: "abort" },
     });
     const result = agent.state.messages.find((m) => m.role === "toolResult");
-    expect(textOf(result)).toMatch(/aborted while "run" was waiting for approval/);
+    expect(textOf(result)).toMatch(/"run" was interrupted \(aborted, or a new message arrived\) while waiting/);
     expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
     expect(calls).toHaveLength(1); // the model was not asked again
     expect(agent.state.isStreaming).toBe(false);
