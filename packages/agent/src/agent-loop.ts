@@ -7,7 +7,8 @@
 import type { AssistantMessage, AssistantMessageEvent, Context, Message, ToolResultMessage } from "@tiller/ai";
 import { EventStream } from "@tiller/ai";
 import { defaultStreamFn } from "./default-stream.js";
-import { executeToolCalls, type SkipCause } from "./tool-execution.js";
+import { checkResumable } from "./resume.js";
+import { type BatchResume, executeToolCalls, type SkipCause } from "./tool-execution.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -17,6 +18,7 @@ import type {
   AgentStreamOptions,
   AgentToolCall,
   StreamFn,
+  ToolCallsResume,
 } from "./types.js";
 
 /** Keeps only the message roles an LLM understands. The Agent's default `convertToLlm`. */
@@ -248,7 +250,12 @@ function turnSignal(run: Run): { signal: AbortSignal | undefined; dispose: () =>
 
 function noop(): void {}
 
-async function runLoop(run: Run, initialPending: AgentMessage[]): Promise<AgentMessage[]> {
+/** `resume`: the first turn finishes that interrupted batch instead of calling the model. */
+async function runLoop(
+  run: Run,
+  initialPending: AgentMessage[],
+  resume?: { message: AssistantMessage; batch: BatchResume },
+): Promise<AgentMessage[]> {
   const { config } = run;
   let pending = initialPending;
   let firstTurn = true;
@@ -266,7 +273,7 @@ async function runLoop(run: Run, initialPending: AgentMessage[]): Promise<AgentM
       let toolResults: ToolResultMessage[] = [];
       let terminate = false;
       try {
-        message = await streamAssistant(run, turn.signal);
+        message = resume ? resume.message : await streamAssistant(run, turn.signal);
         const aborted = message.stopReason === "aborted" || message.stopReason === "error";
         stoppedBySteering = aborted && turn.signal !== run.signal && !run.signal?.aborted && !!turn.signal?.aborted;
         if (aborted && !stoppedBySteering) {
@@ -285,6 +292,7 @@ async function runLoop(run: Run, initialPending: AgentMessage[]): Promise<AgentM
             config,
             signal: turn.signal,
             emit: run.emit,
+            ...(resume ? { resume: resume.batch } : {}),
             checkBoundary: async (): Promise<SkipCause | undefined> => {
               if (run.signal?.aborted) return "aborted";
               if (turn.signal?.aborted) return "steering";
@@ -296,6 +304,7 @@ async function runLoop(run: Run, initialPending: AgentMessage[]): Promise<AgentM
               return "steering";
             },
           });
+          resume = undefined;
           toolResults = outcome.results;
           terminate = outcome.terminate;
           for (const result of toolResults) {
@@ -398,6 +407,26 @@ export async function runAgentLoopContinue(
   await send(run, { type: "agent_start" });
   await send(run, { type: "turn_start" });
   return runLoop(run, []);
+}
+
+/**
+ * Finishes a tool batch that was waiting for approval (e.g. in a process that has since stopped), then goes on as
+ * the loop would: results appended, steering polled, the model called again. The context's transcript must end
+ * with the assistant message of the approvals (see `ToolCallsResume`). Throws at once when it does not.
+ */
+export async function runAgentLoopResume(
+  context: AgentContext,
+  resume: ToolCallsResume,
+  config: AgentLoopConfig,
+  emit: AgentEventSink,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): Promise<AgentMessage[]> {
+  const batch = checkResumable(context, resume);
+  const run = makeRun(context, config, emit, signal, streamFn);
+  await send(run, { type: "agent_start" });
+  await send(run, { type: "turn_start" });
+  return runLoop(run, [], batch);
 }
 
 function checkContinuable(context: AgentContext): void {

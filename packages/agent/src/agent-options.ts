@@ -65,6 +65,11 @@ export interface AgentOptions {
   maxRetryDelayMs?: number;
   /** Default `parallel`. */
   toolExecution?: ToolExecutionMode;
+  /**
+   * Keys remembered as `allow-always` from the start (e.g. restored by a policy layer that persisted them): calls
+   * whose approval request has such a key run without asking.
+   */
+  alwaysAllowed?: string[];
   /** Called when a listener throws or rejects. Default: `console.error`. The run goes on either way. */
   onListenerError?: (error: unknown, event: AgentEvent) => void;
 }

@@ -13,7 +13,13 @@ import type {
   UserMessage,
 } from "@tiller/ai";
 
-import { defaultConvertToLlm, failedAssistantMessage, runAgentLoop, runAgentLoopContinue } from "./agent-loop.js";
+import {
+  defaultConvertToLlm,
+  failedAssistantMessage,
+  runAgentLoop,
+  runAgentLoopContinue,
+  runAgentLoopResume,
+} from "./agent-loop.js";
 import {
   type AgentEventHandler,
   type AgentOptions,
@@ -23,8 +29,10 @@ import {
   toMessage,
 } from "./agent-options.js";
 import { makeSnapshot, type StateOwner, Transcript } from "./agent-state.js";
+import { ApprovalBroker, type ResolveApprovalOptions } from "./approvals.js";
 import { defaultStreamFn } from "./default-stream.js";
 import { EventBus, type Subscription } from "./event-bus.js";
+import { checkResumable } from "./resume.js";
 import type {
   AgentContext,
   AgentEvent,
@@ -34,10 +42,13 @@ import type {
   AgentMessage,
   AgentState,
   AgentTool,
+  ApprovalDecision,
+  PendingApproval,
   QueueMode,
   SteeringDelivery,
   StreamFn,
   ThinkingLevel,
+  ToolCallsResume,
   ToolExecutionMode,
 } from "./types.js";
 
@@ -92,6 +103,7 @@ export class Agent implements StateOwner {
   readonly #steering: MessageQueue;
   readonly #followUps: MessageQueue;
   #steerWatchers = new Set<() => void>();
+  readonly #approvals: ApprovalBroker;
   #active: ActiveRun | undefined;
   /** The active run's signal (or a never-aborted one), handed to listeners. */
   #signal: AbortSignal = IDLE_SIGNAL;
@@ -119,6 +131,7 @@ export class Agent implements StateOwner {
     this.transport = options.transport ?? "auto";
     this.maxRetryDelayMs = options.maxRetryDelayMs;
     this.toolExecution = options.toolExecution ?? "parallel";
+    this.#approvals = new ApprovalBroker(options.alwaysAllowed);
     this.onListenerError =
       options.onListenerError ??
       ((error, event) => console.error(`[@tiller/agent] a listener failed on ${event.type}:`, error));
@@ -235,6 +248,45 @@ export class Agent implements StateOwner {
   }
   hasQueuedMessages(): boolean {
     return this.#steering.items.length > 0 || this.#followUps.items.length > 0;
+  }
+
+  // ---- Approvals ---------------------------------------------------------------------------------------------
+
+  /**
+   * Decides a pending approval (`tool_approval_request`'s `approval.id`). Returns false when none with this id is
+   * waiting (already decided, timed out, aborted, or unknown); throws for a decision the request does not offer.
+   */
+  resolveApproval(id: string, decision: ApprovalDecision, options?: ResolveApprovalOptions): boolean {
+    return this.#approvals.resolve(id, decision, options);
+  }
+
+  /** The tool calls waiting for a decision now, oldest first. */
+  getPendingApprovals(): PendingApproval[] {
+    return this.#approvals.pending();
+  }
+
+  /** The keys `allow-always` decisions (and the `alwaysAllowed` option) remembered. */
+  getAlwaysAllowed(): string[] {
+    return this.#approvals.alwaysAllowed();
+  }
+
+  /** Forgets one remembered `allow-always` key, or all of them. */
+  forgetAlwaysAllowed(key?: string): void {
+    this.#approvals.forget(key);
+  }
+
+  /**
+   * Finishes a tool batch that was waiting for approval when an earlier process stopped (see `ToolCallsResume`),
+   * then continues the run. The transcript must end with the approvals' assistant message. Rejects while a run is
+   * active or when the resume does not fit the transcript.
+   */
+  async resumeToolCalls(resume: ToolCallsResume): Promise<void> {
+    if (this.#active) throw new Error(BUSY_PROMPT);
+    const context = this.#context();
+    checkResumable(context, resume); // a resume that does not fit is refused here, not turned into a failed run
+    await this.#lifecycle((signal) =>
+      runAgentLoopResume(context, resume, this.#loopConfig(), (e) => this.#dispatch(e), signal, this.streamFn),
+    );
   }
 
   // ---- Subscriptions -----------------------------------------------------------------------------------------
@@ -374,6 +426,7 @@ export class Agent implements StateOwner {
         thinkingBudgets: agent.thinkingBudgets,
         maxRetryDelayMs: agent.maxRetryDelayMs,
       }),
+      approvals: agent.#approvals,
       getSteeringMessages: () => agent.#steering.drain(),
       getFollowUpMessages: () => agent.#followUps.drain(),
       onSteeringQueued: (notify) => {

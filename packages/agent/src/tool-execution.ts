@@ -5,6 +5,16 @@
  */
 import type { AssistantMessage, ToolResultMessage } from "@tiller/ai";
 import { validateToolArguments } from "@tiller/ai";
+import {
+  type ApprovalOutcome,
+  alwaysKeyOf,
+  approvalRequirement,
+  awaitApproval,
+  finishApproval,
+  isBlock,
+  makePendingApproval,
+  notAllowedText,
+} from "./approvals.js";
 import type {
   AgentContext,
   AgentEventSink,
@@ -13,6 +23,9 @@ import type {
   AgentTool,
   AgentToolCall,
   AgentToolResult,
+  ApprovalRequest,
+  PendingApproval,
+  ResumedApproval,
 } from "./types.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas and details.
@@ -40,6 +53,14 @@ export interface ToolBatch {
    * or undefined to go on. May drain steering messages as a side effect (the caller keeps them).
    */
   checkBoundary: () => SkipCause | undefined | Promise<SkipCause | undefined>;
+  /** Set when this batch finishes one interrupted while waiting for approval (`runAgentLoopResume`). */
+  resume?: BatchResume;
+}
+
+/** What is already known of a resumed batch, by tool call id. */
+export interface BatchResume {
+  results: Map<string, ToolResultMessage>;
+  approvals: Map<string, ResumedApproval>;
 }
 
 export interface ToolBatchOutcome {
@@ -57,6 +78,8 @@ interface Finished {
 interface Ready {
   tool: AnyTool;
   args: Record<string, unknown>;
+  /** Set when the call must wait for a decision before it runs. */
+  approval?: PendingApproval;
 }
 
 function errorResult(text: string): AnyResult {
@@ -82,6 +105,8 @@ function findTool(context: AgentContext, name: string): AnyTool | undefined {
 
 /** Validation, `prepareArguments` and `beforeToolCall`: either a call ready to run or its final (error) result. */
 async function prepare(batch: ToolBatch, call: AgentToolCall): Promise<Ready | Finished> {
+  const known = batch.resume?.results.get(call.id);
+  if (known) return { result: { content: known.content, details: known.details }, isError: known.isError };
   const tool = findTool(batch.context, call.name);
   if (!tool) {
     const names = (batch.context.tools ?? []).map((t) => t.name).join(", ");
@@ -90,6 +115,8 @@ async function prepare(batch: ToolBatch, call: AgentToolCall): Promise<Ready | F
       isError: true,
     };
   }
+  const decided = batch.resume?.approvals.get(call.id);
+  if (decided) return resumeDecided(batch, call, tool, decided);
   let args: Record<string, unknown>;
   try {
     const raw = tool.prepareArguments ? { ...call, arguments: tool.prepareArguments(call.arguments) } : call;
@@ -98,6 +125,7 @@ async function prepare(batch: ToolBatch, call: AgentToolCall): Promise<Ready | F
     return { result: errorResult(messageOf(error)), isError: true };
   }
   const hook = batch.config.beforeToolCall;
+  let fromHook: ApprovalRequest | undefined;
   if (hook) {
     try {
       const decision = await hook(
@@ -111,11 +139,68 @@ async function prepare(batch: ToolBatch, call: AgentToolCall): Promise<Ready | F
         // Replacement arguments are untrusted like the model's: validate them again.
         args = validateToolArguments(tool, { ...call, arguments: decision.args as AgentToolCall["arguments"] });
       }
+      fromHook = decision?.requireApproval;
     } catch (error) {
       return { result: errorResult(messageOf(error)), isError: true };
     }
   }
+  // Checked only when something asks for approval: a plain call costs no extra await.
+  const requirement =
+    fromHook || tool.requiresApproval
+      ? await approvalRequirement(tool, fromHook, {
+          assistantMessage: batch.assistantMessage,
+          toolCall: call,
+          args,
+          context: batch.context,
+        })
+      : undefined;
+  if (requirement) {
+    if (isBlock(requirement)) return { result: errorResult(requirement.reason), isError: true };
+    const key = alwaysKeyOf(requirement, tool.name);
+    if (key === undefined || !batch.config.approvals?.isAllowedAlways?.(key)) {
+      return { tool, args, approval: makePendingApproval(call, args, requirement, batch.assistantMessage) };
+    }
+  }
   return { tool, args };
+}
+
+function notAllowed(approval: PendingApproval, outcome: ApprovalOutcome): Finished {
+  const { resolution, cause } = outcome;
+  return {
+    result: {
+      content: [{ type: "text", text: notAllowedText(approval, resolution, cause) }],
+      details: { approval: { id: approval.id, ...resolution, cause } },
+    },
+    isError: true,
+  };
+}
+
+/** A call decided after a restart: denied, or ready with the arguments stored when it asked. */
+async function resumeDecided(
+  batch: ToolBatch,
+  call: AgentToolCall,
+  tool: AnyTool,
+  decided: ResumedApproval,
+): Promise<Ready | Finished> {
+  const { approval, cause, ...resolution } = decided;
+  const outcome = await finishApproval(batch.emit, batch.config.approvals, approval, resolution, cause ?? "decided");
+  if (!outcome.allowed) return notAllowed(approval, outcome);
+  try {
+    // Stored arguments crossed a process boundary: validate them again.
+    return { tool, args: validateToolArguments(tool, { ...call, arguments: approval.args }) };
+  } catch (error) {
+    return { result: errorResult(messageOf(error)), isError: true };
+  }
+}
+
+/** Waits for the call's approval when it needs one, then runs it. Never throws. */
+async function runReady(batch: ToolBatch, call: AgentToolCall, ready: Ready): Promise<Finished> {
+  const approval = ready.approval;
+  if (approval) {
+    const outcome = await awaitApproval(batch.emit, batch.config.approvals, approval, batch.signal);
+    if (!outcome.allowed) return notAllowed(approval, outcome);
+  }
+  return execute(batch, call, ready);
 }
 
 /** Runs a prepared call, then `afterToolCall`. Never throws. */
@@ -231,7 +316,7 @@ async function runSequential(batch: ToolBatch): Promise<ToolBatchOutcome> {
         args: call.arguments,
       });
       const prepared = await prepare(batch, call);
-      finished = "tool" in prepared ? await execute(batch, call, prepared) : prepared;
+      finished = "tool" in prepared ? await runReady(batch, call, prepared) : prepared;
       await emitEnd(batch, call, finished);
     }
     const message = toMessage(call, finished);
@@ -271,12 +356,13 @@ async function runParallel(batch: ToolBatch): Promise<ToolBatchOutcome> {
       await emitEnd(batch, call, prepared);
     }
   }
-  // Run the prepared calls concurrently; each one's end is emitted as soon as it finishes.
+  // Run the prepared calls concurrently; each one's end is emitted as soon as it finishes. A call waiting for
+  // approval waits on its own: the others run meanwhile.
   for (let i = 0; i < calls.length; i++) {
     const prepared = ready[i];
     if (!prepared) continue;
     const call = calls[i] as AgentToolCall;
-    outcomes[i] = execute(batch, call, prepared).then(async (finished) => {
+    outcomes[i] = runReady(batch, call, prepared).then(async (finished) => {
       await emitEnd(batch, call, finished);
       return finished;
     });

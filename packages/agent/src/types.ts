@@ -82,6 +82,11 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = any
   ) => Promise<AgentToolResult<TDetails>>;
   /** A tool marked sequential makes its whole batch run sequentially. */
   executionMode?: ToolExecutionMode;
+  /**
+   * Whether a call needs a person's yes before it runs (see `ApprovalRequest`). Evaluated after validation and
+   * `beforeToolCall`, with the arguments the call would run with. A function may also block the call.
+   */
+  requiresApproval?: RequiresApproval;
 }
 
 export interface AgentContext {
@@ -101,6 +106,8 @@ export interface BeforeToolCallResult {
   reason?: string;
   /** Replacement arguments; validated again against the tool's schema before the tool runs. */
   args?: unknown;
+  /** Pause the call until a person decides (takes precedence over the tool's own `requiresApproval`). */
+  requireApproval?: ApprovalRequest;
 }
 
 /**
@@ -149,7 +156,17 @@ export type AgentEvent =
   // biome-ignore lint/suspicious/noExplicitAny: arguments are tool-specific.
   | { type: "tool_execution_update"; toolCallId: string; toolName: string; args: any; partialResult: any }
   // biome-ignore lint/suspicious/noExplicitAny: results are tool-specific.
-  | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: any; isError: boolean };
+  | { type: "tool_execution_end"; toolCallId: string; toolName: string; result: any; isError: boolean }
+  /** A call waits for a decision (`Agent.resolveApproval(approval.id, …)`). Comes after its `tool_execution_start`. */
+  | { type: "tool_approval_request"; approval: PendingApproval }
+  /** The wait is over: decided, timed out or aborted. `remembered`: the key an `allow-always` added. */
+  | {
+      type: "tool_approval_end";
+      approval: PendingApproval;
+      resolution: ApprovalResolution;
+      cause: ApprovalEndCause;
+      remembered?: string;
+    };
 
 export type AgentEventType = AgentEvent["type"];
 
@@ -210,6 +227,8 @@ export interface AgentLoopConfig extends AgentStreamOptions {
     context: AfterToolCallContext,
     signal?: AbortSignal,
   ) => Promise<AfterToolCallResult | undefined> | AfterToolCallResult | undefined;
+  /** How the loop asks for approvals. Without it, a call that needs approval is denied (nobody can be asked). */
+  approvals?: ApprovalHandler;
   /**
    * The stream options for the next LLM call. Default: the config itself (spread, as pi-agent-core does); the
    * Agent supplies a small plain object instead. `apiKey` and `signal` are filled in by the loop.
@@ -284,4 +303,122 @@ export interface ProxyStreamOptions extends ProxySerializableStreamOptions {
   authToken: string;
   /** Base URL of the proxy server; the request goes to `<proxyUrl>/api/stream`. */
   proxyUrl: string;
+}
+
+// ---- Approvals ---------------------------------------------------------------------------------------------------
+
+/** A person's answer to an approval request. */
+export type ApprovalDecision = "allow-once" | "allow-always" | "deny";
+
+export type ApprovalSeverity = "info" | "warning" | "critical";
+
+/**
+ * What a tool call needs a person's yes for. Plain JSON (a gateway stores it while the call waits), so it holds no
+ * callbacks: a policy layer that must act on the decision reads it from `tool_approval_end` (with `meta`).
+ */
+export interface ApprovalRequest {
+  title: string;
+  description?: string;
+  /** Default `warning`. */
+  severity?: ApprovalSeverity;
+  /** How long to wait for a decision. Without it the call waits until decided or aborted. */
+  timeoutMs?: number;
+  /** What a timeout decides: `deny` (default) or `allow` (allow once). */
+  timeoutBehavior?: "allow" | "deny";
+  /** The decisions offered (default all three); `resolveApproval` rejects any other. */
+  decisions?: ApprovalDecision[];
+  /**
+   * What an `allow-always` remembers: later calls whose request has the same key run without asking, for the rest
+   * of the agent's life. Default: the tool name. `false`: the agent remembers nothing (a policy layer keeps its own
+   * record, as exec approvals do with their allowlist).
+   */
+  alwaysKey?: string | false;
+  /** Data for policy layers and UIs (e.g. the command and its resolved executables). JSON values only. */
+  meta?: Record<string, unknown>;
+}
+
+/** A block instead of a request: the call does not run and gets an error result carrying `reason`. */
+export interface ApprovalBlock {
+  block: true;
+  reason: string;
+}
+
+/** What a tool's `requiresApproval` answers: no (`false`), yes with a default request (`true`), a request, or a block. */
+export type ApprovalRequirement = boolean | ApprovalRequest | ApprovalBlock;
+
+/** A tool's approval rule: always / never, or decided per call from the arguments it would run with. */
+export type RequiresApproval =
+  | boolean
+  | ((
+      // biome-ignore lint/suspicious/noExplicitAny: arguments are tool-specific (same type as ToolCall.arguments).
+      args: Record<string, any>,
+      context: BeforeToolCallContext,
+    ) => ApprovalRequirement | Promise<ApprovalRequirement>);
+
+/**
+ * A tool call waiting for a decision. Plain JSON: together with the transcript (which ends with
+ * `assistantMessage` while the batch is unfinished) it is everything `Agent.resumeToolCalls` needs in a new process.
+ */
+export interface PendingApproval {
+  /** Unique id, for `resolveApproval`. */
+  id: string;
+  /** The call as the model sent it. */
+  toolCall: AgentToolCall;
+  /** The arguments it runs with once allowed (validated, after `beforeToolCall`). */
+  // biome-ignore lint/suspicious/noExplicitAny: arguments are tool-specific (same type as ToolCall.arguments).
+  args: Record<string, any>;
+  request: ApprovalRequest;
+  /** The assistant message holding the call and the rest of its batch. */
+  assistantMessage: AssistantMessage;
+  /** Epoch ms. */
+  createdAt: number;
+  /** `createdAt + timeoutMs`, when the request has a timeout; past it, `timeoutBehavior` decides. */
+  expiresAt?: number;
+}
+
+/** A decision and who made it. */
+export interface ApprovalResolution {
+  decision: ApprovalDecision;
+  /** Who decided: a user or surface name; `timeout` / `abort` when nobody did. */
+  by?: string;
+  /** Why; a denial's reason is shown to the model. */
+  reason?: string;
+}
+
+/**
+ * Why a wait ended: `decided` (someone resolved it), `timeout`, `aborted` (the run or turn was aborted; the call
+ * does not run), `unavailable` (no approval handler: denied at once).
+ */
+export type ApprovalEndCause = "decided" | "timeout" | "aborted" | "unavailable";
+
+/** How the loop asks for decisions. The Agent supplies one; a loop used alone may supply its own. */
+export interface ApprovalHandler {
+  /** Whether an earlier `allow-always` covers `key` (then the call runs without asking). */
+  isAllowedAlways?(key: string): boolean;
+  /** Records an `allow-always` for `key`. */
+  rememberAlways?(key: string): void;
+  /**
+   * Waits for a decision. The loop applies timeouts and aborts itself; `signal` fires when the wait ends for such a
+   * reason, and the handler should then forget the request (its promise is ignored).
+   */
+  request(approval: PendingApproval, signal: AbortSignal): Promise<ApprovalResolution>;
+}
+
+/** A decision for one pending approval of an interrupted batch (`Agent.resumeToolCalls`). */
+export interface ResumedApproval extends ApprovalResolution {
+  approval: PendingApproval;
+  /** `timeout` when the approval expired while nobody could decide (see `expiredApproval`). Default `decided`. */
+  cause?: "decided" | "timeout";
+}
+
+/**
+ * How to finish a tool batch that was waiting for approval when its process stopped. The transcript must end with
+ * the approvals' assistant message. Calls with a decision run (or are denied) with their stored arguments; calls
+ * with a result in `results` keep it; any other call of the batch is prepared and run afresh (and may ask again).
+ * Then the results are appended in the assistant's order and the loop goes on.
+ */
+export interface ToolCallsResume {
+  approvals: ResumedApproval[];
+  /** Results of calls of the batch that had finished (e.g. built from stored `tool_execution_end` events). */
+  results?: ToolResultMessage[];
 }

@@ -26,6 +26,9 @@ export type PublicOf<C> = { [K in keyof C]: C[K] };
 // biome-ignore lint/suspicious/noExplicitAny: pi's generic defaults are `any`; the checks mirror them.
 type Any = any;
 
+/** Tiller's events minus the ones it adds (approvals: pi has none), the part a pi-typed listener knows. */
+type PiKnownEvent = Exclude<T.AgentEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
+
 export const input = {
   AgentOptions: (x: Pi.AgentOptions): T.AgentOptions => x,
   ProxyAssistantMessageEvent: (x: Pi.ProxyAssistantMessageEvent): T.ProxyAssistantMessageEvent => x,
@@ -43,12 +46,12 @@ export const input = {
   AgentToolUpdateCallback: (x: Pi.AgentToolUpdateCallback): T.AgentToolUpdateCallback => x,
   AgentTool: (x: Pi.AgentTool<Any>): T.AgentTool<Any> => x,
   AgentContext: (x: Pi.AgentContext): T.AgentContext => x,
-  AgentEventSink: (x: Pi.AgentEventSink): T.AgentEventSink => x,
+  AgentEventSink: (x: Pi.AgentEventSink): ((event: PiKnownEvent) => Promise<void> | void) => x,
 };
 
 export const output = {
   AgentState: (x: T.AgentState): Pi.AgentState => x,
-  AgentEvent: (x: T.AgentEvent): Pi.AgentEvent => x,
+  AgentEvent: (x: PiKnownEvent): Pi.AgentEvent => x,
   BeforeToolCallContext: (x: T.BeforeToolCallContext): Pi.BeforeToolCallContext => x,
   AfterToolCallContext: (x: T.AfterToolCallContext): Pi.AfterToolCallContext => x,
   ShouldStopAfterTurnContext: (x: T.ShouldStopAfterTurnContext): Pi.ShouldStopAfterTurnContext => x,

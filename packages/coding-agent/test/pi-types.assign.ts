@@ -10,9 +10,13 @@
  * - `classes`: a Tiller instance has every public member of pi's class (pending ones: `PENDING_PI_CLASSES`).
  */
 import type * as Pi from "@mariozechner/pi-coding-agent";
+import type { AgentEvent } from "@tiller/agent";
 import type * as T from "@tiller/coding-agent";
 
 /** The public instance surface of a class (private members make classes nominal). */
+/** Tiller's agent events minus the ones it adds (approvals: pi has none), the part a pi-typed listener knows. */
+type PiKnownEvent = Exclude<AgentEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
+
 type PublicOf<C> = { [K in keyof C]: C[K] };
 
 export const input = {
@@ -108,7 +112,8 @@ export const input = {
   PrintModeOptions: (x: Pi.PrintModeOptions): T.PrintModeOptions => x,
   RpcClientOptions: (x: Pi.RpcClientOptions): T.RpcClientOptions => x,
   RpcCommand: (x: Pi.RpcCommand): T.RpcCommand => x,
-  RpcEventListener: (x: Pi.RpcEventListener): T.RpcEventListener => x,
+  // Tiller's event stream adds the approval events (pi has none); pi's listener handles the rest.
+  RpcEventListener: (x: Pi.RpcEventListener): ((event: PiKnownEvent) => void) => x,
   RpcResponse: (x: Pi.RpcResponse): T.RpcResponse => x,
   VisualTruncateResult: (x: Pi.VisualTruncateResult): T.VisualTruncateResult => x,
 };
@@ -132,5 +137,4 @@ export const classes = {
   FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<Pi.FileAuthStorageBackend> => x,
   InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<Pi.InMemoryAuthStorageBackend> => x,
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
-  RpcClient: (x: T.RpcClient): PublicOf<Pi.RpcClient> => x,
 };

@@ -9,7 +9,16 @@
  * `streamingBehavior` and queues the text instead.
  */
 
-import type { Agent, AgentEvent, AgentMessage, AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
+import type {
+  Agent,
+  AgentEvent,
+  AgentMessage,
+  AgentState,
+  AgentTool,
+  QueueMode,
+  ThinkingLevel,
+  ToolCallsResume,
+} from "@tiller/agent";
 import {
   type AssistantMessage,
   clampThinkingLevel,
@@ -176,6 +185,21 @@ export class AgentSession {
       if (options.streamingBehavior === "followUp") return this.followUp(text, options.images);
       throw new Error("The agent is running: pass streamingBehavior 'steer' or 'followUp' to queue this prompt.");
     }
+    await this.runToCompletion(() => this.agent.prompt([userMessage(text, options.images)]));
+  }
+
+  /**
+   * Finishes a tool batch that was waiting for approval when an earlier process stopped, then continues the run
+   * to completion like `prompt` (retries, compaction). The session's branch must end with the approvals'
+   * assistant message; see `Agent.resumeToolCalls`.
+   */
+  async resumeToolCalls(resume: ToolCallsResume): Promise<void> {
+    this.assertUsable();
+    this.assertIdle("resume tool calls");
+    await this.runToCompletion(() => this.agent.resumeToolCalls(resume));
+  }
+
+  private async runToCompletion(start: () => Promise<void>): Promise<void> {
     const model = this.model;
     if (this.requireAuth && !this.modelRegistry.hasConfiguredAuth(model))
       throw new Error(
@@ -187,7 +211,7 @@ export class AgentSession {
     this.overflowRecovered = false;
     try {
       this.writeInitialState();
-      await this.agent.prompt([userMessage(text, options.images)]);
+      await start();
       while ((await this.finishRun()) === "continue") {
         try {
           await this.agent.continue();

@@ -3,7 +3,7 @@
  * and session events on stdout. Framing splits on LF only (see jsonl.ts). `prompt` answers once the run has
  * started (or was queued / handled); later failures arrive as events, as in pi's protocol.
  */
-import type { ThinkingLevel } from "@tiller/agent";
+import { isApprovalDecision, type ThinkingLevel } from "@tiller/agent";
 import { createSyntheticSourceInfo } from "../extensions/source-info.js";
 import type { CliArgs } from "./args.js";
 import { THINKING_LEVELS } from "./args.js";
@@ -35,6 +35,17 @@ const HANDLERS: Record<string, Handler> = {
   abort: async (_cmd, { session }) => {
     await session.abort();
   },
+  // Approvals: a `tool_approval_request` event line asks; this command answers it.
+  resolve_approval: (cmd, { session }) => {
+    const id = str(cmd, "approvalId");
+    const decision = cmd.decision;
+    if (!isApprovalDecision(decision)) throw new RpcError('"decision" must be "allow-once", "allow-always" or "deny"');
+    const reason = typeof cmd.reason === "string" ? cmd.reason : undefined;
+    if (!session.agent.resolveApproval(id, decision, { by: "rpc", ...(reason ? { reason } : {}) })) {
+      throw new RpcError(`no pending approval "${id}" (already decided, timed out or aborted)`);
+    }
+  },
+  get_pending_approvals: (_cmd, { session }) => ({ approvals: session.agent.getPendingApprovals() }),
   // pi's RpcSessionState: absent file and name are left out, not null.
   get_state: (_cmd, { session }) => {
     const sessionFile = session.sessionFile;
@@ -135,6 +146,7 @@ export async function runRpcMode(args: CliArgs): Promise<number> {
   try {
     setup = await setupSession(args, {
       hasUI: false,
+      canAskApprovals: true,
       notify: (message, level = "info") => write({ type: "notification", level, message }),
     });
   } catch (err) {

@@ -7,6 +7,13 @@ import { resolve } from "node:path";
 import type { ThinkingLevel } from "@tiller/agent";
 import type { Api, ImageContent, Model } from "@tiller/ai";
 import { type AgentSession, createAgentSession } from "../agent-session/index.js";
+import {
+  EXEC_TOOL_NAMES,
+  ExecApprovals,
+  ExecApprovalsError,
+  execApprovalRule,
+  execApprovalsPath,
+} from "../approvals/index.js";
 import { AuthStorage } from "../auth/auth-storage.js";
 import { loadContextFiles } from "../context/context-files.js";
 import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate } from "../context/prompt-templates.js";
@@ -18,6 +25,7 @@ import { getTillerHome, getTillerPaths } from "../home.js";
 import type { McpManager } from "../mcp/manager.js";
 import { ModelRegistry } from "../models/model-registry.js";
 import { SessionManager } from "../session/session-manager.js";
+import { buildToolPipeline } from "../tools/pipeline.js";
 import type { CliArgs } from "./args.js";
 import { CliUsageError } from "./errors.js";
 import { type McpTrustPrompt, mcpToolAllowed, startMcp, wireMcpTools } from "./mcp-setup.js";
@@ -45,6 +53,11 @@ export interface CliSetup {
 
 export interface SetupOptions {
   hasUI: boolean;
+  /**
+   * Whether someone answers approval requests (the TUI, an rpc client). False (print and json modes): exec
+   * approvals apply `askFallback` at once and any other approval request is denied.
+   */
+  canAskApprovals?: boolean;
   notify?: (message: string, level?: "info" | "warning" | "error") => void;
   /** Asks whether untrusted project MCP servers may run (the TUI); without it they need `--trust-mcp`. */
   confirmMcpTrust?: McpTrustPrompt;
@@ -72,7 +85,20 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
   const model = resolveModelArg(args, modelRegistry);
   const sessionManager = openSessionManager(args, cwd, home);
 
-  const ownTools = await createTools(cwd, args, extensions.getTools());
+  let execApprovals: ExecApprovals;
+  try {
+    execApprovals = ExecApprovals.load(execApprovalsPath(home));
+  } catch (err) {
+    // A broken policy file must not silently mean "no policy": refuse to start, naming the key.
+    if (err instanceof ExecApprovalsError) throw new CliUsageError(err.message);
+    throw err;
+  }
+  for (const w of execApprovals.warnings) notes.push({ level: "warning", message: w });
+  const canAsk = options.canAskApprovals === true;
+  const ownTools = buildToolPipeline({
+    base: await createTools(cwd, args, extensions.getTools()),
+    approvals: { tools: EXEC_TOOL_NAMES, rule: execApprovalRule(execApprovals, { cwd, canAsk }) },
+  });
   // MCP servers connect here, before the first model request, so their tools are in the first request.
   const mcp = await startMcp({
     cwd,
@@ -121,6 +147,7 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
     const notify = options.notify ?? ((m: string, level = "info") => process.stderr.write(`[${level}] ${m}\n`));
     wireMcpTools(session, mcp, ownTools, args, notify);
   }
+  wireApprovals(session, execApprovals, canAsk, options);
   await extensions.emit({
     type: "session_start",
     reason: args.continue || args.session || args.resume ? "resume" : "startup",
@@ -137,6 +164,30 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
     notes,
     ...(mcp ? { mcp } : {}),
   };
+}
+
+/** Persists exec `allow-always` decisions; without anyone to ask, denies every other approval request at once. */
+function wireApprovals(session: AgentSession, approvals: ExecApprovals, canAsk: boolean, options: SetupOptions): void {
+  const notify = options.notify ?? ((m, level = "info") => process.stderr.write(`[${level}] ${m}\n`));
+  session.subscribe((event) => {
+    if (event.type === "tool_approval_end") {
+      try {
+        const added = approvals.onAgentEvent(event);
+        if (added.length > 0) notify(`allowlisted in ${approvals.path}: ${added.join(", ")}`, "info");
+      } catch (err) {
+        notify(`could not update ${approvals.path}: ${err instanceof Error ? err.message : String(err)}`, "error");
+      }
+    } else if (event.type === "tool_approval_request" && !canAsk) {
+      try {
+        session.agent.resolveApproval(event.approval.id, "deny", {
+          by: "tiller",
+          reason: "nobody can be asked in this mode",
+        });
+      } catch {
+        // The request does not offer "deny": it waits for its timeout or an abort.
+      }
+    }
+  });
 }
 
 /** `--model provider/id`, `--model id [--provider p]`, or `--provider p` alone (its first model). */
@@ -231,6 +282,8 @@ const AGENT_EVENT_TYPES: Record<string, true> = {
   tool_execution_start: true,
   tool_execution_update: true,
   tool_execution_end: true,
+  tool_approval_request: true,
+  tool_approval_end: true,
 };
 
 /** Ends a CLI session: extensions get `session_shutdown`, then the session file's lock is released. */

@@ -4,6 +4,7 @@ import type {
   AgentEvent,
   AgentMessage,
   AgentTool,
+  ApprovalRequest,
   BeforeToolCallContext,
   BeforeToolCallResult,
 } from "@tiller/agent";
@@ -203,9 +204,13 @@ export class ExtensionRunner {
     toolCallId: string,
     toolName: string,
     input: Record<string, unknown>,
-  ): Promise<{ block: true; reason: string } | { block: false; input: Record<string, unknown>; changed: boolean }> {
+  ): Promise<
+    | { block: true; reason: string }
+    | { block: false; input: Record<string, unknown>; changed: boolean; requireApproval?: ApprovalRequest }
+  > {
     let current = input;
     let changed = false;
+    let requireApproval: ApprovalRequest | undefined;
     for (const [ext, handler] of this.handlersOf("tool_call")) {
       let r: ExtensionResult<"tool_call"> | undefined;
       try {
@@ -221,8 +226,9 @@ export class ExtensionRunner {
         current = r.input;
         changed = true;
       }
+      requireApproval ??= r.requireApproval;
     }
-    return { block: false, input: current, changed };
+    return { block: false, input: current, changed, ...(requireApproval ? { requireApproval } : {}) };
   }
 
   /** `tool_result`: each handler may replace content, details or isError; later handlers see the result so far. */
@@ -263,7 +269,8 @@ export class ExtensionRunner {
         if (!this.hasHandlers("tool_call")) return undefined;
         const r = await this.toolCall(ctx.toolCall.id, ctx.toolCall.name, asRecord(ctx.args));
         if (r.block) return { block: true, reason: r.reason };
-        return r.changed ? { args: r.input } : undefined;
+        const approval = r.requireApproval ? { requireApproval: r.requireApproval } : {};
+        return r.changed || r.requireApproval ? { ...(r.changed ? { args: r.input } : {}), ...approval } : undefined;
       },
       afterToolCall: async (ctx) => {
         if (!this.hasHandlers("tool_result")) return undefined;

@@ -4,7 +4,7 @@
  * messages sent to the model, change the system prompt, and add tools and `/commands`.
  */
 
-import type { AgentEvent, AgentMessage, AgentTool } from "@tiller/agent";
+import type { AgentEvent, AgentMessage, AgentTool, ApprovalRequest } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
 
 /** Why a session (re)started. */
@@ -42,6 +42,8 @@ export interface ExtensionEventMap {
   tool_execution_start: Extract<AgentEvent, { type: "tool_execution_start" }>;
   tool_execution_update: Extract<AgentEvent, { type: "tool_execution_update" }>;
   tool_execution_end: Extract<AgentEvent, { type: "tool_execution_end" }>;
+  tool_approval_request: Extract<AgentEvent, { type: "tool_approval_request" }>;
+  tool_approval_end: Extract<AgentEvent, { type: "tool_approval_end" }>;
 }
 
 export type ExtensionEventName = keyof ExtensionEventMap;
@@ -51,7 +53,8 @@ export interface ExtensionResultMap {
   input: { action: "continue" } | { action: "transform"; text: string } | { action: "handled" };
   before_agent_start: { systemPrompt?: string };
   context: { messages?: AgentMessage[] };
-  tool_call: { block?: boolean; reason?: string; input?: Record<string, unknown> };
+  /** `requireApproval`: the call waits for a person's decision (the first handler that asks wins). */
+  tool_call: { block?: boolean; reason?: string; input?: Record<string, unknown>; requireApproval?: ApprovalRequest };
   tool_result: { content?: (TextContent | ImageContent)[]; details?: unknown; isError?: boolean };
 }
 

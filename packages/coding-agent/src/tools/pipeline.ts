@@ -1,8 +1,8 @@
 /**
  * The tool pipeline, in the seed's order: base tools → overrides → extra tools → policy filter (allow /
- * deny, deny wins) → schema normalization for the provider → abort-signal wrapping.
+ * deny, deny wins) → approval rules → schema normalization for the provider → abort-signal wrapping.
  */
-import type { AgentTool } from "@tiller/agent";
+import type { AgentTool, ApprovalRequirement, RequiresApproval } from "@tiller/agent";
 import type { TSchema } from "@tiller/ai";
 import { wrapToolWithAbort } from "./abort-wrap.js";
 import { normalizeToolSchema } from "./schema-normalize.js";
@@ -42,6 +42,35 @@ export interface ToolPipelineOptions {
   provider?: string;
   /** The run's signal: every tool rejects promptly once it fires. */
   signal?: AbortSignal;
+  /** Approval rules added to tools by name (e.g. exec approvals for bash and exec). */
+  approvals?: ToolApprovalStage | ToolApprovalStage[];
+}
+
+/** An approval rule for the tools named in `tools`; it is asked first, then the tool's own `requiresApproval`. */
+export interface ToolApprovalStage {
+  tools: readonly string[];
+  rule: RequiresApproval;
+}
+
+async function evaluateRule(
+  rule: RequiresApproval | undefined,
+  args: Parameters<Exclude<RequiresApproval, boolean>>[0],
+  context: Parameters<Exclude<RequiresApproval, boolean>>[1],
+): Promise<ApprovalRequirement> {
+  if (rule === undefined) return false;
+  return typeof rule === "boolean" ? rule : rule(args, context);
+}
+
+/** The tool with `rule` in front of its own approval rule: the first that asks or blocks decides. */
+export function withApprovalRule(tool: AnyTool, rule: RequiresApproval): AnyTool {
+  const own = tool.requiresApproval;
+  return {
+    ...tool,
+    requiresApproval: async (args, context) => {
+      const first = await evaluateRule(rule, args, context);
+      return first === false ? evaluateRule(own, args, context) : first;
+    },
+  };
 }
 
 /** Whether a tool name matches a policy pattern: an exact name, or a pattern with `*` wildcards. */
@@ -94,6 +123,10 @@ export function buildToolPipeline(options: ToolPipelineOptions): AnyTool[] {
   }
 
   let tools = staged.filter((t) => isToolAllowed(t.name, options.policy));
+  const stages = options.approvals === undefined ? [] : [options.approvals].flat();
+  for (const stage of stages) {
+    tools = tools.map((t) => (stage.tools.includes(t.name) ? withApprovalRule(t, stage.rule) : t));
+  }
   const provider = options.provider;
   if (provider) {
     tools = tools.map((t) => ({ ...t, parameters: normalizeToolSchema(t.parameters, provider) as unknown as TSchema }));

@@ -15,6 +15,7 @@ import type { CliArgs } from "../args.js";
 import { CliUsageError } from "../errors.js";
 import { readVersion } from "../main.js";
 import { type CliSetup, setupSession, shutdown, submit } from "../session-setup.js";
+import { ApprovalPrompts } from "./approval-prompt.js";
 import { NoticeItem } from "./chat-items.js";
 import { ChatView } from "./chat-view.js";
 import { SessionEventHandler } from "./event-handler.js";
@@ -31,7 +32,7 @@ export async function runInteractiveMode(args: CliArgs): Promise<number> {
   const notify = (m: string, level: "info" | "warning" | "error" = "info") => handler?.notice(m, level);
   let setup: CliSetup;
   try {
-    setup = await setupSession(args, { hasUI: true, notify, confirmMcpTrust: askMcpTrust });
+    setup = await setupSession(args, { hasUI: true, canAskApprovals: true, notify, confirmMcpTrust: askMcpTrust });
   } catch (err) {
     if (err instanceof CliUsageError) {
       process.stderr.write(`tiller: ${err.message}\n`);
@@ -51,6 +52,13 @@ class InteractiveApp implements CommandHost {
   private info = new InfoLine();
   private handler: SessionEventHandler;
   private selector: Selector | undefined;
+  private approvals = new ApprovalPrompts(
+    (id, decision) => this.setup.session.agent.resolveApproval(id, decision, { by: "tui" }),
+    () => {
+      this.layout();
+      this.renderer.requestRender();
+    },
+  );
   private unsubscribe: (() => void) | undefined;
   private lastCtrlC = 0;
   private exit!: (code: number) => void;
@@ -110,7 +118,10 @@ class InteractiveApp implements CommandHost {
   private attach(): void {
     this.editor.setAutocompleteProvider(new CombinedAutocompleteProvider(this.slashCommands(), process.cwd(), null));
     this.unsubscribe?.();
-    this.unsubscribe = this.setup.session.subscribe((event) => this.handler.handle(event));
+    this.unsubscribe = this.setup.session.subscribe((event) => {
+      this.approvals.handle(event);
+      return this.handler.handle(event);
+    });
     this.refreshInfo();
   }
 
@@ -124,10 +135,21 @@ class InteractiveApp implements CommandHost {
   }
 
   private layout(): void {
-    this.view.setPanel([...(this.selector ? [this.selector] : []), this.status, this.editor, this.info]);
+    this.view.setPanel([
+      ...(this.selector ? [this.selector] : []),
+      ...this.approvals.panel(),
+      this.status,
+      this.editor,
+      this.info,
+    ]);
   }
 
   private onInput(data: string): void {
+    // A waiting approval takes the keys; Esc and Ctrl+C still abort the run (which ends the wait).
+    if (!matchesKey(data, "escape") && !matchesKey(data, "ctrl+c") && this.approvals.handleInput(data)) {
+      this.renderer.requestRender();
+      return;
+    }
     if (this.selector) {
       this.selector.handleInput(data);
       this.renderer.requestRender();
@@ -221,6 +243,7 @@ class InteractiveApp implements CommandHost {
       { ...this.args, continue: false, session: path, messages: [] },
       {
         hasUI: true,
+        canAskApprovals: true,
         notify: (m, l) => this.handler.notice(m, l),
       },
     );
