@@ -12,7 +12,7 @@ import { attachGatewayShaping, gatewayShapingOf, loadGatewayShaping } from "../p
 import { basicSessionFactory } from "../run/basic-session.js";
 import { registerBenchModel } from "../run/bench-model.js";
 import { GatewayServer } from "../server/gateway-server.js";
-import { gatewayUrl, int, parseArgs, str } from "./args.js";
+import { gatewayUrl, int, parseArgs, str, UsageError } from "./args.js";
 import { isEntryPoint } from "./entry.js";
 import { GatewayClient, GatewayRequestError } from "./gateway-client.js";
 
@@ -26,7 +26,7 @@ Environment: TILLER_HOME (default ~/.tiller: tiller.json, models.json, sessions/
              TILLER_GATEWAY_TOKEN, TILLER_GATEWAY_URL.`;
 
 export async function startGateway(argv: readonly string[]): Promise<GatewayServer> {
-  const args = parseArgs(argv, ["help"]);
+  const args = parseArgs(argv, { switches: [], values: ["port", "bind", "token", "password"] });
   const config = loadConfig(resolveTillerHome());
   if (process.env.TILLER_GATEWAY_BENCH_MODEL === "1") registerBenchModel();
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -56,7 +56,7 @@ export async function startGateway(argv: readonly string[]): Promise<GatewayServ
 }
 
 async function call(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, ["expect-final", "json", "help"]);
+  const args = parseArgs(argv, { switches: ["expect-final", "json"], values: ["params", "url", "token", "timeout"] });
   const method = args.positional[0];
   if (!method) {
     process.stderr.write("tiller gateway call: missing <method>\n");
@@ -138,6 +138,10 @@ if (isEntryPoint(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
+      if (err instanceof UsageError) {
+        process.stderr.write(`tiller gateway: ${err.message} (see tiller gateway --help)\n`);
+        process.exit(2);
+      }
       process.stderr.write(`tiller gateway: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);
     },

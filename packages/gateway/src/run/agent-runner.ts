@@ -74,6 +74,12 @@ export class AgentRunner {
       }
       if (!resolved) throw new Error("no model configured");
       for (const ext of this.extensions) await ext.resolveModel?.(ctx);
+      ctx.emit("lifecycle", {
+        phase: "model",
+        provider: ctx.model.model.provider,
+        model: ctx.model.model.id,
+        thinking: ctx.thinking,
+      });
       ctx.systemPrompt = defaultSystemPrompt(ctx);
       for (const ext of this.extensions) await ext.buildPrompt?.(ctx);
       for (const ext of this.extensions) if (ext.wrapModelCall) ctx.callModel = ext.wrapModelCall(ctx.callModel, ctx);
@@ -97,6 +103,8 @@ export class AgentRunner {
         turn.detach();
         unsubscribe();
       }
+      // The loop is over: what follows (reply shaping, persisting) is the run finishing.
+      if (!turn.controller.signal.aborted) ctx.emit("lifecycle", { phase: "finishing" });
       payloads = buildPayloads(ctx.newMessages);
       for (const ext of this.extensions) if (ext.shapeReply) payloads = await ext.shapeReply(ctx, payloads);
     } catch (err) {
@@ -269,8 +277,20 @@ export class AgentRunner {
     };
   }
 
+  /**
+   * A gateway command's answer (/status, /queue, /new…) on the run's streams, as a run would send it:
+   * lifecycle start, the reply text, lifecycle end and the chat final, so event-driven clients show it.
+   */
+  announceCommand(req: RunRequest, outcome: RunOutcome): void {
+    const { bus } = this.deps;
+    const text = outcome.result.payloads.map((p) => p.text).join("\n\n");
+    bus.emitAgent(req.runId, req.sessionKey, "lifecycle", { phase: "start", startedAt: outcome.startedAt });
+    if (text) bus.emitAgent(req.runId, req.sessionKey, "assistant", { text, delta: text });
+    this.announceEnd({ runId: req.runId, sessionKey: req.sessionKey }, outcome, text);
+  }
+
   /** Lifecycle end/error plus the chat final (or aborted / error). */
-  private announceEnd(ctx: RunContext, outcome: RunOutcome, text: string): void {
+  private announceEnd(ctx: Pick<RunContext, "runId" | "sessionKey">, outcome: RunOutcome, text: string): void {
     const { bus } = this.deps;
     const endedAt = outcome.endedAt;
     let seq: number;

@@ -4,6 +4,7 @@
  * a fast model does not flood UIs, and the last one is always flushed before the final.
  */
 import type { AgentEvent } from "@tiller/agent";
+import type { AssistantMessage } from "@tiller/ai";
 import type { EngineEvent } from "./embedded-session.js";
 import type { EventBus } from "./event-bus.js";
 import type { RunContext } from "./run-types.js";
@@ -16,6 +17,8 @@ export class EventBridge {
   private lastChatAt = 0;
   private chatPending = false;
   private lastAssistantSeq = 0;
+  /** Length of `text` when the last chat delta went out: the next one carries only what came after. */
+  private chatSentLength = 0;
   private sawTextInMessage = false;
 
   constructor(
@@ -29,6 +32,22 @@ export class EventBridge {
       case "message_start":
         if ((event.message as { role?: string }).role === "assistant") this.sawTextInMessage = false;
         return;
+      case "message_end": {
+        // The `usage` stream: the tokens of each model call, once it has answered.
+        const m = event.message as Partial<AssistantMessage>;
+        if (m.role !== "assistant" || !m.usage) return;
+        const u = m.usage;
+        ctx.emit("usage", {
+          input: u.input,
+          output: u.output,
+          cacheRead: u.cacheRead,
+          cacheWrite: u.cacheWrite,
+          total: u.totalTokens,
+          ...(m.provider ? { provider: m.provider } : {}),
+          ...(m.model ? { model: m.model } : {}),
+        });
+        return;
+      }
       case "message_update": {
         const e = (event as Extract<AgentEvent, { type: "message_update" }>).assistantMessageEvent;
         if (e.type !== "text_delta" || e.delta.length === 0) return;
@@ -97,6 +116,8 @@ export class EventBridge {
   }
 
   private emitChatDelta(ts: number): void {
+    const deltaText = this.text.slice(this.chatSentLength);
+    this.chatSentLength = this.text.length;
     this.bus.emitChat(
       {
         runId: this.ctx.runId,
@@ -104,6 +125,7 @@ export class EventBridge {
         seq: this.lastAssistantSeq,
         state: "delta",
         message: { role: "assistant", content: [{ type: "text", text: this.text }], timestamp: ts },
+        deltaText,
       },
       true,
     );

@@ -3,30 +3,9 @@
  * `chat` events reuse the seq of the agent event they mirror (as the reference does). Listeners are the
  * connections' fan-out; each event's payload is serialized once, lazily, and shared by every connection.
  */
-import type { AgentStream } from "./run-types.js";
+import type { AgentEventPayload, AgentStream, ChatEventPayload } from "../protocol/schema/events.js";
 
-export interface AgentEventPayload {
-  runId: string;
-  seq: number;
-  stream: AgentStream;
-  ts: number;
-  data: Record<string, unknown>;
-  sessionKey: string;
-}
-
-export type ChatState = "delta" | "final" | "aborted" | "error";
-
-export interface ChatEventPayload {
-  runId: string;
-  sessionKey: string;
-  seq: number;
-  state: ChatState;
-  message?: { role: "assistant"; content: { type: "text"; text: string }[]; timestamp: number };
-  errorMessage?: string;
-  errorKind?: string;
-  usage?: unknown;
-  stopReason?: string;
-}
+export type { AgentEventPayload, ChatEventPayload, ChatState } from "../protocol/schema/events.js";
 
 /** One event as delivered to connections. `json()` caches the payload's JSON. */
 export class BusEvent {

@@ -6,6 +6,8 @@ import type { AgentMessage } from "@tiller/agent";
 import type { Api, AssistantMessageEventStreamLike, Context, Model, SimpleStreamOptions, Usage } from "@tiller/ai";
 import type { TillerConfig } from "../config/config-types.js";
 import type { ResolvedModel } from "../config/models-config.js";
+import type { ReplyPayload, RunEndStatus, RunResult } from "../protocol/schema/agent.js";
+import type { AgentStream } from "../protocol/schema/events.js";
 import type { SessionEntry } from "../store/session-store.js";
 
 /** One accepted `agent` / `chat.send` request. `runId` is its idempotency key. */
@@ -28,33 +30,7 @@ export interface RunRequest {
   source: "agent" | "chat";
 }
 
-/** A shaped piece of the reply, as the reference clients print it. */
-export interface ReplyPayload {
-  text: string;
-  mediaUrl?: string | null;
-  mediaUrls?: string[];
-  isError?: boolean;
-}
-
-export interface RunMeta {
-  durationMs: number;
-  agentMeta: {
-    sessionId: string;
-    provider: string;
-    model: string;
-    usage?: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
-  };
-  stopReason?: string;
-  aborted?: boolean;
-}
-
-export interface RunResult {
-  payloads: ReplyPayload[];
-  meta: RunMeta;
-}
-
-/** How a run ended. `aborted`: chat.abort, /stop, interrupt; `timeout`: the run's own time limit. */
-export type RunEndStatus = "ok" | "error" | "timeout" | "aborted";
+export type { ReplyPayload, RunEndStatus, RunMeta, RunResult } from "../protocol/schema/agent.js";
 
 export interface RunOutcome {
   status: RunEndStatus;
@@ -73,7 +49,7 @@ export type ModelCall = (
 ) => AssistantMessageEventStreamLike;
 
 /** Agent event streams of the `agent` event. */
-export type AgentStream = "lifecycle" | "assistant" | "tool" | "compaction" | "error";
+export type { AgentStream } from "../protocol/schema/events.js";
 
 /**
  * Everything one run carries from acceptance to its outcome. Extensions may read everything and change the

@@ -18,6 +18,12 @@ import type { SubscriptionIndex } from "./subscriptions.js";
 export const CAP_DELTA_ONLY = "tiller.delta-only";
 /** Client capability: receive agent/chat events of every session, not only the ones it touched. */
 export const CAP_ALL_EVENTS = "tiller.all-events";
+/**
+ * The reference's capability: events only of the sessions the connection subscribed to
+ * (`sessions.messages.subscribe`, `sessions.subscribe`) or sent a message to; reading a session
+ * (`chat.history`) does not subscribe it.
+ */
+export const CAP_SESSION_SCOPED_EVENTS = "session-scoped-events";
 
 export class Connection {
   readonly connId = randomUUID();
@@ -43,6 +49,17 @@ export class Connection {
     if (this.sessionKeys.has(sessionKey)) return;
     this.sessionKeys.add(sessionKey);
     this.index.add(sessionKey, this);
+  }
+
+  /** Stop following a session's events. */
+  unsubscribe(sessionKey: string): void {
+    if (!this.sessionKeys.delete(sessionKey)) return;
+    this.index.remove(this, [sessionKey], false);
+  }
+
+  /** The connection read a session: follow it, unless it asked to follow only what it subscribed to. */
+  touch(sessionKey: string): void {
+    if (!this.caps.has(CAP_SESSION_SCOPED_EVENTS)) this.subscribe(sessionKey);
   }
 
   /** Follow every session's events. */

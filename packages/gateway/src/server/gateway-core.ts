@@ -6,12 +6,13 @@
 import type { QueueSettings, TillerConfig } from "../config/config-types.js";
 import { ModelRegistry } from "../config/models-config.js";
 import { CommandLanes, sessionLane } from "../lanes/command-lanes.js";
+import type { SessionsCompactResult } from "../protocol/schema/sessions.js";
 import { SessionQueues } from "../queue/session-queue.js";
 import { createFailoverExtension } from "../resilience/failover-extension.js";
 import { AgentRunner, type RunnerDeps } from "../run/agent-runner.js";
 import { EventBus } from "../run/event-bus.js";
 import { RunRegistry } from "../run/run-registry.js";
-import type { RunRequest } from "../run/run-types.js";
+import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import { type SessionEntry, SessionStore } from "../store/session-store.js";
 
 /** Compacts a session's transcript (summarize older history). Plugged in by the engine that supports it. */
@@ -98,8 +99,16 @@ export class GatewayCore {
     return true;
   }
 
+  /** Records a gateway command's answer as a finished run and sends it on the run's streams. */
+  finishCommand(req: RunRequest, outcome: RunOutcome): void {
+    this.runs.accept(req);
+    this.store.ensure(req.sessionKey, req.agentId);
+    this.runner.announceCommand(req, outcome);
+    this.runs.finish(req.runId, outcome);
+  }
+
   /** sessions.compact: emits the compaction stream around the compactor and counts the compaction. */
-  async compactSession(entry: SessionEntry): Promise<Record<string, unknown>> {
+  async compactSession(entry: SessionEntry): Promise<SessionsCompactResult> {
     if (!this.compactor) {
       // Through the session lane, so it never overlaps a run of the same session (its write lock).
       const r = await this.lanes.run(sessionLane(entry.key), () => this.runner.compact(entry));

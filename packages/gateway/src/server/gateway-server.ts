@@ -20,12 +20,15 @@ import {
   SERVER_VERSION,
 } from "../protocol/frames.js";
 import { acceptConnect } from "../protocol/handshake.js";
+import { parseParams } from "../protocol/params.js";
+import { GATEWAY_EVENTS } from "../protocol/schema/events.js";
+import type { HelloOk } from "../protocol/schema/handshake.js";
 import { hasScope } from "../protocol/scopes.js";
 import { CAP_ALL_EVENTS, Connection } from "./connection.js";
 import { GatewayCore, type GatewayCoreOptions } from "./gateway-core.js";
 import { SubscriptionIndex } from "./subscriptions.js";
 
-export const GATEWAY_EVENTS = ["connect.challenge", "agent", "chat", "tick", "health", "presence", "shutdown"];
+export { GATEWAY_EVENTS } from "../protocol/schema/events.js";
 /** A client that has not completed `connect` by then is disconnected. */
 export const HANDSHAKE_TIMEOUT_MS = 15_000;
 
@@ -227,30 +230,26 @@ export class GatewayServer {
       if (Array.isArray(caps)) for (const c of caps) if (typeof c === "string") conn.caps.add(c);
       if (conn.caps.has(CAP_ALL_EVENTS)) conn.subscribeAll();
       const policy = this.opts.config.gateway;
-      conn.respond({
-        type: "res",
-        id: frame.id,
-        ok: true,
-        payload: {
-          type: "hello-ok",
-          protocol: hello.protocol,
-          server: { version: SERVER_VERSION, connId: conn.connId },
-          features: { methods: Object.keys(this.methods), events: GATEWAY_EVENTS },
-          snapshot: {
-            presence: [],
-            health: {},
-            stateVersion: { presence: 0, health: 0 },
-            uptimeMs: Date.now() - this.core.startedAt,
-            stateDir: this.core.config.home,
-          },
-          auth: { role: hello.role, scopes: hello.scopes },
-          policy: {
-            maxPayload: policy.maxPayloadBytes,
-            maxBufferedBytes: policy.maxBufferedBytes,
-            tickIntervalMs: policy.tickIntervalMs,
-          },
+      const payload: HelloOk = {
+        type: "hello-ok",
+        protocol: hello.protocol,
+        server: { version: SERVER_VERSION, connId: conn.connId },
+        features: { methods: Object.keys(this.methods), events: GATEWAY_EVENTS },
+        snapshot: {
+          presence: [],
+          health: {},
+          stateVersion: { presence: 0, health: 0 },
+          uptimeMs: Date.now() - this.core.startedAt,
+          stateDir: this.core.config.home,
         },
-      });
+        auth: { role: hello.role, scopes: hello.scopes },
+        policy: {
+          maxPayload: policy.maxPayloadBytes,
+          maxBufferedBytes: policy.maxBufferedBytes,
+          tickIntervalMs: policy.tickIntervalMs,
+        },
+      };
+      conn.respond({ type: "res", id: frame.id, ok: true, payload });
     } catch (err) {
       conn.respondError(frame.id, errorShapeOf(err));
       conn.close(1008, "connect rejected");
@@ -280,7 +279,7 @@ export class GatewayServer {
       core: this.core,
       conn,
       id: frame.id,
-      params: frame.params,
+      params: undefined,
       respond: (payload) => {
         responded = true;
         conn.respond({ type: "res", id: frame.id, ok: true, payload });
@@ -291,6 +290,7 @@ export class GatewayServer {
       },
     };
     try {
+      ctx.params = parseParams(frame.method, def.params, frame.params);
       const result = await def.handler(ctx);
       if (result !== undefined) ctx.respond(result);
       else if (!responded) ctx.respond({ ok: true });
