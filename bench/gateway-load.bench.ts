@@ -161,18 +161,12 @@ async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
       "--conditions=tiller-source",
       "--import",
       "tsx",
-      join(ROOT, "packages/gateway/src/cli/gateway-command.ts"),
-      "--port",
-      "0",
+      join(ROOT, "bench/gateway-bench-server.ts"),
+      ...(engine === "basic" ? ["--engine", "basic"] : []),
     ],
     {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        TILLER_HOME: home,
-        TILLER_GATEWAY_BENCH_MODEL: "1",
-        ...(engine === "basic" ? { TILLER_GATEWAY_ENGINE: "basic" } : {}),
-      },
+      env: { ...process.env, TILLER_HOME: home },
       stdio: ["ignore", "pipe", "inherit"],
     },
   );

@@ -6,12 +6,9 @@
  * The first stdout line of a started gateway is `listening ws://HOST:PORT` (tests and scripts read it).
  */
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { loadConfig, resolveTillerHome } from "../config/load-config.js";
-import { attachGatewayShaping, gatewayShapingOf, loadGatewayShaping } from "../plugins/gateway-extensions.js";
-import { basicSessionFactory } from "../run/basic-session.js";
-import { registerBenchModel } from "../run/bench-model.js";
-import { GatewayServer } from "../server/gateway-server.js";
+import type { GatewayServer } from "../server/gateway-server.js";
+import { startGateway } from "../start-gateway.js";
 import { gatewayUrl, int, parseArgs, str, UsageError } from "./args.js";
 import { isEntryPoint } from "./entry.js";
 import { GatewayClient, GatewayRequestError } from "./gateway-client.js";
@@ -25,34 +22,20 @@ const HELP = `Usage:
 Environment: TILLER_HOME (default ~/.tiller: tiller.json, models.json, sessions/),
              TILLER_GATEWAY_TOKEN, TILLER_GATEWAY_URL.`;
 
-export async function startGateway(argv: readonly string[]): Promise<GatewayServer> {
+/** `tiller gateway [--port N] [--bind ADDR] [--token T] [--password P]`: the product gateway, from $TILLER_HOME. */
+export async function startFromArgs(argv: readonly string[]): Promise<GatewayServer> {
   const args = parseArgs(argv, { switches: [], values: ["port", "bind", "token", "password"] });
-  const config = loadConfig(resolveTillerHome());
-  if (process.env.TILLER_GATEWAY_BENCH_MODEL === "1") registerBenchModel();
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
   // One faulty plugin or provider promise must not take every session down with the process.
   process.on("unhandledRejection", (err) => log(`unhandled rejection (gateway keeps serving): ${String(err)}`));
-  // Plugins ($TILLER_HOME/plugins), gateway hooks ($TILLER_HOME/hooks), prompt assembly, tools, reply shaping.
-  const shaping = await loadGatewayShaping({ config, log });
-  const server = await GatewayServer.start({
-    config,
+  return startGateway({
+    home: resolveTillerHome(),
     port: int(args, "port"),
     bind: str(args, "bind"),
     token: str(args, "token") || process.env.TILLER_GATEWAY_TOKEN || undefined,
     password: str(args, "password"),
     log,
-    runner:
-      process.env.TILLER_GATEWAY_ENGINE === "basic"
-        ? // The minimal engine (no tools, no compaction): the benchmark uses it to isolate the gateway's own costs.
-          {
-            ...shaping.runner,
-            sessionFactory: basicSessionFactory((id) => join(config.home, "sessions", "gateway", id)),
-          }
-        : shaping.runner,
   });
-  attachGatewayShaping(server.core, shaping);
-  await shaping.gatewayStarted(server.port);
-  return server;
 }
 
 async function call(argv: readonly string[]): Promise<number> {
@@ -106,7 +89,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`tiller gateway: unknown command "${argv[0]}"\n${HELP}\n`);
     return 2;
   }
-  const server = await startGateway(argv[0] === "run" || argv[0] === "start" ? argv.slice(1) : argv);
+  const server = await startFromArgs(argv[0] === "run" || argv[0] === "start" ? argv.slice(1) : argv);
   process.stdout.write(`listening ${server.url}\n`);
   if (server.core.models.isOffline) {
     process.stdout.write(
@@ -120,15 +103,12 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** Ctrl-C / SIGTERM: let plugins see gateway_stop, close every connection and run, then exit 0. */
-export function stopOnSignals(server: Awaited<ReturnType<typeof startGateway>>): void {
+export function stopOnSignals(server: GatewayServer): void {
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    const shaping = gatewayShapingOf(server.core);
-    void (shaping ? shaping.gatewayStopping("signal") : Promise.resolve())
-      .then(() => server.close())
-      .then(() => process.exit(0));
+    void server.close("signal").then(() => process.exit(0));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -5,7 +5,6 @@
  * settings), /new and /reset (a fresh session id). Each answers like a run with one text payload.
  */
 import { DROP_POLICIES, QUEUE_MODES, type QueueDropPolicy, type QueueMode } from "../config/config-types.js";
-import { gatewayShapingOf } from "../plugins/gateway-extensions.js";
 import type { RunOutcome } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
 
@@ -44,7 +43,7 @@ export async function handleSlashCommand(
   switch (cmd.toLowerCase()) {
     case "/stop": {
       const ids = core.queues.abort(sessionKey);
-      const extra = (await gatewayShapingOf(core)?.runCommandHooks("stop", sessionKey)) ?? [];
+      const extra = (await core.shaping?.runCommandHooks("stop", sessionKey)) ?? [];
       return reply([ids.length > 0 ? "Stopped." : "Nothing to stop.", ...extra].join("\n\n"));
     }
     case "/new":
@@ -53,8 +52,7 @@ export async function handleSlashCommand(
       const previous = core.store.ensure(sessionKey, agentId);
       const entry = core.store.reset(sessionKey);
       // Command hooks (command:new / command:reset) and the plugins' session_end of the session that ended.
-      const extra =
-        (await gatewayShapingOf(core)?.runCommandHooks(cmd.slice(1).toLowerCase(), sessionKey, previous)) ?? [];
+      const extra = (await core.shaping?.runCommandHooks(cmd.slice(1).toLowerCase(), sessionKey, previous)) ?? [];
       return reply([`New session started (${entry?.sessionId ?? "?"}).`, ...extra].join("\n\n"));
     }
     case "/status":

@@ -44,7 +44,10 @@ export class AgentRunner {
     // transcript, with the tools a prompt extension put in the run's state (none without one).
     this.factory =
       deps.sessionFactory ??
-      createToolSessionFactory({ transcriptDir: (agentId) => deps.store.transcriptDir(agentId) });
+      createToolSessionFactory({
+        transcriptDir: (agentId) => deps.store.transcriptDir(agentId),
+        models: () => deps.models.catalog,
+      });
   }
 
   /** Adds an extension to every later run. */

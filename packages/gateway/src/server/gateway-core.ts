@@ -6,6 +6,7 @@
 import type { QueueSettings, TillerConfig } from "../config/config-types.js";
 import { ModelRegistry } from "../config/models-config.js";
 import { CommandLanes, sessionLane } from "../lanes/command-lanes.js";
+import type { GatewayShaping } from "../plugins/gateway-extensions.js";
 import type { SessionsCompactResult } from "../protocol/schema/sessions.js";
 import { SessionQueues } from "../queue/session-queue.js";
 import { createFailoverExtension } from "../resilience/failover-extension.js";
@@ -29,6 +30,11 @@ export interface GatewayCoreOptions {
   runner?: Pick<RunnerDeps, "sessionFactory" | "modelCall" | "extensions">;
   /** Diagnostics (provisional model failures); the server passes its log. */
   log?: (line: string) => void;
+  /**
+   * Plugins, hooks, prompt assembly, tools and reply shaping (loadGatewayShaping): its run extension and engine
+   * are installed and it is given access to this core. Without it runs have no tools, prompt or plugins.
+   */
+  shaping?: GatewayShaping;
 }
 
 export class GatewayCore {
@@ -45,6 +51,8 @@ export class GatewayCore {
   compactor: SessionCompactor | undefined;
   /** Runs marked interrupted at start-up (the previous process died while they ran). */
   readonly recovered: string[];
+  /** Plugins and hooks of this gateway (command hooks, gateway_stop), when it was built with them. */
+  readonly shaping: GatewayShaping | undefined;
 
   constructor(opts: GatewayCoreOptions) {
     this.config = opts.config;
@@ -59,13 +67,16 @@ export class GatewayCore {
     this.lanes.setConcurrency("nested", d.cronMaxConcurrent);
     // Failover wraps the raw model call first, so every other extension sees only the final answer.
     const failover = createFailoverExtension({ config: opts.config, models: this.models, log: opts.log });
+    this.shaping = opts.shaping;
+    const shaped = opts.shaping?.runner;
     this.runner = new AgentRunner({
       config: opts.config,
       models: this.models,
       store: this.store,
       bus: this.bus,
+      ...(shaped?.sessionFactory ? { sessionFactory: shaped.sessionFactory } : {}),
       ...opts.runner,
-      extensions: [failover, ...(opts.runner?.extensions ?? [])],
+      extensions: [failover, ...(shaped?.extensions ?? []), ...(opts.runner?.extensions ?? [])],
     });
     this.queues = new SessionQueues({
       lanes: this.lanes,
@@ -77,6 +88,7 @@ export class GatewayCore {
       finish: (req, outcome) => this.runs.finish(req.runId, outcome),
       settings: (key) => this.queueSettings(key),
     });
+    opts.shaping?.attach(this);
   }
 
   /** The queue settings of a session: its overrides over messages.queue. */

@@ -32,7 +32,7 @@ export { GATEWAY_EVENTS } from "../protocol/schema/events.js";
 /** A client that has not completed `connect` by then is disconnected. */
 export const HANDSHAKE_TIMEOUT_MS = 15_000;
 
-export interface GatewayServerOptions extends Partial<Pick<GatewayCoreOptions, "models" | "runner">> {
+export interface GatewayServerOptions extends Partial<Pick<GatewayCoreOptions, "models" | "runner" | "shaping">> {
   config: TillerConfig;
   /** Overrides gateway.port / bind / auth.token from the config. */
   port?: number;
@@ -73,7 +73,13 @@ export class GatewayServer {
         `refusing to bind ${this.bind} without a token: set gateway.auth.token in tiller.json or pass --token (loopback addresses may run without one)`,
       );
     }
-    this.core = new GatewayCore({ config: opts.config, models: opts.models, runner: opts.runner, log: opts.log });
+    this.core = new GatewayCore({
+      config: opts.config,
+      models: opts.models,
+      runner: opts.runner,
+      shaping: opts.shaping,
+      log: opts.log,
+    });
     this.methods = { ...builtinMethods(), ...opts.methods };
     this.http = createServer((req, res) => this.onHttp(req, res));
     // The socket-level cap is above the policy limit so an oversized frame can be answered, not just cut.
@@ -111,10 +117,11 @@ export class GatewayServer {
     return this.conns.size;
   }
 
-  /** Tells clients, aborts runs (they end as aborted), closes sockets and the store. */
-  close(): Promise<void> {
+  /** Plugins see gateway_stop; then tells clients, aborts runs (they end as aborted), closes sockets and the store. */
+  close(reason?: string): Promise<void> {
     if (!this.closing) {
       this.closing = (async () => {
+        await this.core.shaping?.gatewayStopping(reason);
         clearInterval(this.tick);
         for (const c of this.conns) c.sendUnsequenced("shutdown", { reason: "gateway stopping", ts: Date.now() });
         await this.core.shutdown();

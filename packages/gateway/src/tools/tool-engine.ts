@@ -7,7 +7,13 @@
 import { mkdirSync } from "node:fs";
 import type { AgentEvent, AgentMessage, AgentTool, ThinkingLevel } from "@tiller/agent";
 import type { ToolResultMessage } from "@tiller/ai";
-import { type AgentSession, createAgentSession, SessionManager, SettingsManager } from "@tiller/coding-agent";
+import {
+  type AgentSession,
+  createAgentSession,
+  type ModelRegistry as ModelCatalog,
+  SessionManager,
+  SettingsManager,
+} from "@tiller/coding-agent";
 import type { HookRunner } from "../plugins/hook-runner.js";
 import type { EmbeddedSession, EngineEvent, SessionFactory } from "../run/embedded-session.js";
 import type { RunContext } from "../run/run-types.js";
@@ -19,6 +25,8 @@ export interface ToolEngineOptions {
   /** The directory of an agent's transcripts (the gateway session store's `transcriptDir`). */
   transcriptDir: (agentId: string) => string;
   hooks?: HookRunner;
+  /** The gateway's model catalog (its one reader of models.json), shared by every run's session. */
+  models?: () => ModelCatalog | undefined;
 }
 
 function openSessionManager(ctx: RunContext, sessionDir: string): SessionManager {
@@ -167,7 +175,9 @@ export function createToolSessionFactory(options: ToolEngineOptions): SessionFac
     const settings = SettingsManager.inMemory({
       retry: { enabled: false, maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 },
     });
+    const modelRegistry = options.models?.();
     const { session } = await createAgentSession({
+      ...(modelRegistry ? { modelRegistry } : {}),
       cwd: ctx.workspaceDir,
       home: ctx.config.home,
       model: ctx.model.model,
