@@ -314,9 +314,11 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
       st.pendingDeltas.length = 0;
       st.shaper.handleEvent(ev as AgentEvent);
       if (ev.type === "message_update" && ev.assistantMessageEvent.type === "text_delta") {
-        // The assistant stream carries the cleaned text: think tags, directives and a held NO_REPLY are not shown.
-        (ev.assistantMessageEvent as { delta: string }).delta = st.pendingDeltas.join("");
+        // The assistant stream carries the cleaned text (think tags, directives and a held NO_REPLY are not
+        // shown). It is returned, never written into the event: other consumers read the event as the model sent it.
+        return st.pendingDeltas.join("");
       }
+      return undefined;
     },
 
     async shapeReply(ctx, payloads) {

@@ -95,8 +95,12 @@ export class AgentRunner {
         store.setSessionFile(req.sessionKey, engine.sessionFile);
       }
       const unsubscribe = engine.subscribe((event) => {
-        for (const ext of this.extensions) ext.onEngineEvent?.(ctx, event);
-        bridge.handle(event);
+        let shaped: string | undefined;
+        for (const ext of this.extensions) {
+          const text = ext.onEngineEvent?.(ctx, event);
+          if (text !== undefined) shaped = text;
+        }
+        bridge.handle(event, shaped);
       });
       const steered = turn.attach(engine);
       if (steered.length > 0) ctx.prompt = [ctx.prompt, ...steered].join("\n\n");

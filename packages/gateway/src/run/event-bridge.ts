@@ -26,7 +26,8 @@ export class EventBridge {
     private readonly bus: EventBus,
   ) {}
 
-  handle(event: EngineEvent): void {
+  /** Turns one engine event into wire events. `shapedDelta`: the text to stream for a text delta (reply shaping). */
+  handle(event: EngineEvent, shapedDelta?: string): void {
     const ctx = this.ctx;
     switch (event.type) {
       case "message_start":
@@ -50,15 +51,17 @@ export class EventBridge {
       }
       case "message_update": {
         const e = (event as Extract<AgentEvent, { type: "message_update" }>).assistantMessageEvent;
-        if (e.type !== "text_delta" || e.delta.length === 0) return;
+        if (e.type !== "text_delta") return;
+        const delta = shapedDelta ?? e.delta;
+        if (delta.length === 0) return;
         if (!this.sawTextInMessage && this.text.length > 0) this.text += "\n\n";
         this.sawTextInMessage = true;
-        this.text += e.delta;
+        this.text += delta;
         this.lastAssistantSeq = this.bus.emitAgent(
           ctx.runId,
           ctx.sessionKey,
           "assistant",
-          { text: this.text, delta: e.delta },
+          { text: this.text, delta },
           true,
         );
         const now = Date.now();

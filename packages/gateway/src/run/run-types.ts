@@ -100,8 +100,11 @@ export interface RunExtension {
   buildPrompt?(ctx: RunContext): void | Promise<void>;
   /** Wraps the model call (failover, auth rotation); return the new call. */
   wrapModelCall?(call: ModelCall, ctx: RunContext): ModelCall;
-  /** Sees every engine event before it is bridged to streams. */
-  onEngineEvent?(ctx: RunContext, event: unknown): void;
+  /**
+   * Sees every engine event before it is bridged to streams. For a text delta it may return the text to stream
+   * instead (reply shaping's cleaned text); it must not change the event, which other consumers read.
+   */
+  onEngineEvent?(ctx: RunContext, event: unknown): string | undefined;
   /** May replace or filter the reply payloads built from the run's assistant messages. */
   shapeReply?(ctx: RunContext, payloads: ReplyPayload[]): ReplyPayload[] | Promise<ReplyPayload[]>;
   /** After the outcome is known, before it is delivered. */
