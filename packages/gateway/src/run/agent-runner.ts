@@ -56,16 +56,15 @@ export class AgentRunner {
   }
 
   async execute(turn: Turn): Promise<RunOutcome> {
-    const { store, bus } = this.deps;
+    const { store } = this.deps;
     const req = turn.primary;
     const startedAt = Date.now();
     turn.started = true;
     for (const m of turn.members) store.runStarted(m.runId, m.sessionKey, startedAt);
     const session = store.ensure(req.sessionKey, req.agentId);
-    const { ctx, resolved, agent } = this.context(turn, session, startedAt);
-    ctx.emit("lifecycle", { phase: "start", startedAt });
+    const { ctx, resolved, agent, bridge } = this.context(turn, session, startedAt);
+    bridge.lifecycle({ phase: "start", startedAt });
 
-    const bridge = new EventBridge(ctx, bus);
     let engine: EmbeddedSession | undefined;
     let timer: NodeJS.Timeout | undefined;
     let failure: string | undefined;
@@ -77,7 +76,7 @@ export class AgentRunner {
       }
       if (!resolved) throw new Error("no model configured");
       for (const ext of this.extensions) await ext.resolveModel?.(ctx);
-      ctx.emit("lifecycle", {
+      bridge.lifecycle({
         phase: "model",
         provider: ctx.model.model.provider,
         model: ctx.model.model.id,
@@ -111,7 +110,7 @@ export class AgentRunner {
         unsubscribe();
       }
       // The loop is over: what follows (reply shaping, persisting) is the run finishing.
-      if (!turn.controller.signal.aborted) ctx.emit("lifecycle", { phase: "finishing" });
+      if (!turn.controller.signal.aborted) bridge.lifecycle({ phase: "finishing" });
       payloads = buildPayloads(ctx.newMessages);
       for (const ext of this.extensions) if (ext.shapeReply) payloads = await ext.shapeReply(ctx, payloads);
     } catch (err) {
@@ -124,7 +123,6 @@ export class AgentRunner {
         // Releasing the lock must not turn a finished run into a failure.
       }
     }
-    bridge.flush();
     const outcome = this.outcome(ctx, turn, startedAt, payloads, failure);
     for (const ext of this.extensions) {
       try {
@@ -133,7 +131,7 @@ export class AgentRunner {
         // Observers cannot change how the run ended.
       }
     }
-    this.announceEnd(ctx, outcome, bridge.text);
+    bridge.end(outcome);
     sumUsage(ctx.newMessages, ctx.usage);
     const last = lastAssistant(ctx.newMessages);
     store.addUsage(req.sessionKey, {
@@ -156,6 +154,7 @@ export class AgentRunner {
   private context(turn: Turn, session: SessionEntry, startedAt: number) {
     const { config, bus } = this.deps;
     const req = turn.primary;
+    const bridge = new EventBridge({ runId: turn.runId, sessionKey: req.sessionKey }, bus);
     const agent = config.agents.list.find((a) => a.id === req.agentId);
     const resolved =
       this.deps.models.resolve(req.model ?? session.model ?? agent?.model, req.provider) ??
@@ -180,14 +179,14 @@ export class AgentRunner {
       callModel: this.modelCall,
       signal: turn.controller.signal,
       emit: (stream, data) => {
-        bus.emitAgent(turn.runId, req.sessionKey, stream, data);
+        bridge.emit(stream, data);
       },
       newMessages: [],
       usage: createEmptyUsage(),
       state: {},
       startedAt,
     };
-    return { ctx, resolved, agent };
+    return { ctx, resolved, agent, bridge };
   }
 
   /**
@@ -204,14 +203,13 @@ export class AgentRunner {
       source: "agent",
     };
     const turn = new Turn(req, [req], "");
-    const { ctx, resolved } = this.context(turn, entry, Date.now());
+    const { ctx, resolved, bridge } = this.context(turn, entry, Date.now());
     if (!resolved) return { compacted: false, reason: "no model configured" };
     for (const ext of this.extensions) await ext.resolveModel?.(ctx);
     ctx.systemPrompt = defaultSystemPrompt(ctx);
     for (const ext of this.extensions) await ext.buildPrompt?.(ctx);
     for (const ext of this.extensions) if (ext.wrapModelCall) ctx.callModel = ext.wrapModelCall(ctx.callModel, ctx);
     const engine = await this.factory(ctx);
-    const bridge = new EventBridge(ctx, this.deps.bus);
     const unsubscribe = engine.subscribe((event) => bridge.handle(event));
     try {
       if (!engine.compact) return { compacted: false, reason: "the session engine has no compaction" };
@@ -284,56 +282,9 @@ export class AgentRunner {
     };
   }
 
-  /**
-   * A gateway command's answer (/status, /queue, /new…) on the run's streams, as a run would send it:
-   * lifecycle start, the reply text, lifecycle end and the chat final, so event-driven clients show it.
-   */
+  /** A gateway command's answer (/status, /queue, /new…) on the run's streams, as a run would send it. */
   announceCommand(req: RunRequest, outcome: RunOutcome): void {
-    const { bus } = this.deps;
-    const text = outcome.result.payloads.map((p) => p.text).join("\n\n");
-    bus.emitAgent(req.runId, req.sessionKey, "lifecycle", { phase: "start", startedAt: outcome.startedAt });
-    if (text) bus.emitAgent(req.runId, req.sessionKey, "assistant", { text, delta: text });
-    this.announceEnd({ runId: req.runId, sessionKey: req.sessionKey }, outcome, text);
-  }
-
-  /** Lifecycle end/error plus the chat final (or aborted / error). */
-  private announceEnd(ctx: Pick<RunContext, "runId" | "sessionKey">, outcome: RunOutcome, text: string): void {
-    const { bus } = this.deps;
-    const endedAt = outcome.endedAt;
-    let seq: number;
-    if (outcome.status === "ok") {
-      seq = bus.emitAgent(ctx.runId, ctx.sessionKey, "lifecycle", { phase: "end", endedAt });
-    } else if (outcome.status === "aborted" || outcome.status === "timeout") {
-      seq = bus.emitAgent(ctx.runId, ctx.sessionKey, "lifecycle", {
-        phase: "end",
-        endedAt,
-        aborted: true,
-        ...(outcome.status === "timeout" ? { timedOut: true } : {}),
-      });
-    } else {
-      seq = bus.emitAgent(ctx.runId, ctx.sessionKey, "lifecycle", {
-        phase: "error",
-        error: outcome.error ?? "error",
-        endedAt,
-      });
-    }
-    const message = { role: "assistant" as const, content: [{ type: "text" as const, text }], timestamp: endedAt };
-    if (outcome.status === "ok") {
-      bus.emitChat({ runId: ctx.runId, sessionKey: ctx.sessionKey, seq, state: "final", message });
-    } else if (outcome.status === "aborted") {
-      bus.emitChat({ runId: ctx.runId, sessionKey: ctx.sessionKey, seq, state: "aborted", message });
-    } else {
-      bus.emitChat({
-        runId: ctx.runId,
-        sessionKey: ctx.sessionKey,
-        seq,
-        state: "error",
-        message,
-        errorMessage: outcome.error,
-        errorKind: outcome.status === "timeout" ? "timeout" : "unknown",
-      });
-    }
-    bus.endRun(ctx.runId);
+    new EventBridge({ runId: req.runId, sessionKey: req.sessionKey }, this.deps.bus).command(outcome);
   }
 }
 

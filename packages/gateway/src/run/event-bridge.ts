@@ -1,15 +1,24 @@
 /**
- * Bridges engine events to the `agent` streams (assistant, tool, compaction) and to `chat` deltas.
- * Cumulative text is kept as one growing string (appends are amortized O(1)); chat deltas are throttled so
- * a fast model does not flood UIs, and the last one is always flushed before the final.
+ * The one place a run's events become wire payloads: the `agent` streams (lifecycle, assistant, tool, compaction,
+ * usage, and the extensions' block / thinking streams) and the `chat` view (throttled deltas, final / aborted /
+ * error). The runner, gateway commands and manual compaction all announce through it; nothing else shapes an
+ * `agent` or `chat` payload. Cumulative text is one growing string (appends are amortized O(1)); chat deltas are
+ * throttled so a fast model does not flood UIs, and the last one is always flushed before the final.
  */
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
+import type { AgentStream, LifecycleData } from "../protocol/schema/events.js";
 import type { EngineEvent } from "./embedded-session.js";
 import type { EventBus } from "./event-bus.js";
-import type { RunContext } from "./run-types.js";
+import type { RunOutcome } from "./run-types.js";
 
 export const CHAT_DELTA_THROTTLE_MS = 150;
+
+/** Which run the events belong to. */
+export interface RunAddress {
+  readonly runId: string;
+  readonly sessionKey: string;
+}
 
 export class EventBridge {
   /** The reply text so far (assistant text of this run, turns separated by a blank line). */
@@ -22,13 +31,30 @@ export class EventBridge {
   private sawTextInMessage = false;
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly run: RunAddress,
     private readonly bus: EventBus,
   ) {}
 
+  /** Emits one `agent` event of this run; returns its seq. Droppable: may be skipped for a slow client. */
+  emit(stream: AgentStream, data: Record<string, unknown>, droppable = false): number {
+    return this.bus.emitAgent(this.run.runId, this.run.sessionKey, stream, data, droppable);
+  }
+
+  /** lifecycle start / model / finishing. */
+  lifecycle(data: LifecycleData): void {
+    this.emit("lifecycle", data);
+  }
+
+  compactionStart(reason?: string): void {
+    this.emit("compaction", { phase: "start", ...(reason ? { reason } : {}) });
+  }
+
+  compactionEnd(o: { willRetry: boolean; completed: boolean; error?: string }): void {
+    this.emit("compaction", { phase: "end", ...o });
+  }
+
   /** Turns one engine event into wire events. `shapedDelta`: the text to stream for a text delta (reply shaping). */
   handle(event: EngineEvent, shapedDelta?: string): void {
-    const ctx = this.ctx;
     switch (event.type) {
       case "message_start":
         if ((event.message as { role?: string }).role === "assistant") this.sawTextInMessage = false;
@@ -38,7 +64,7 @@ export class EventBridge {
         const m = event.message as Partial<AssistantMessage>;
         if (m.role !== "assistant" || !m.usage) return;
         const u = m.usage;
-        ctx.emit("usage", {
+        this.emit("usage", {
           input: u.input,
           output: u.output,
           cacheRead: u.cacheRead,
@@ -52,33 +78,14 @@ export class EventBridge {
       case "message_update": {
         const e = (event as Extract<AgentEvent, { type: "message_update" }>).assistantMessageEvent;
         if (e.type !== "text_delta") return;
-        const delta = shapedDelta ?? e.delta;
-        if (delta.length === 0) return;
-        if (!this.sawTextInMessage && this.text.length > 0) this.text += "\n\n";
-        this.sawTextInMessage = true;
-        this.text += delta;
-        this.lastAssistantSeq = this.bus.emitAgent(
-          ctx.runId,
-          ctx.sessionKey,
-          "assistant",
-          { text: this.text, delta },
-          true,
-        );
-        const now = Date.now();
-        if (now - this.lastChatAt >= CHAT_DELTA_THROTTLE_MS) {
-          this.lastChatAt = now;
-          this.chatPending = false;
-          this.emitChatDelta(now);
-        } else {
-          this.chatPending = true;
-        }
+        this.appendText(shapedDelta ?? e.delta);
         return;
       }
       case "tool_execution_start":
-        ctx.emit("tool", { phase: "start", name: event.toolName, toolCallId: event.toolCallId, args: event.args });
+        this.emit("tool", { phase: "start", name: event.toolName, toolCallId: event.toolCallId, args: event.args });
         return;
       case "tool_execution_update":
-        ctx.emit("tool", {
+        this.emit("tool", {
           phase: "update",
           name: event.toolName,
           toolCallId: event.toolCallId,
@@ -86,7 +93,7 @@ export class EventBridge {
         });
         return;
       case "tool_execution_end":
-        ctx.emit("tool", {
+        this.emit("tool", {
           phase: "result",
           name: event.toolName,
           toolCallId: event.toolCallId,
@@ -95,11 +102,10 @@ export class EventBridge {
         });
         return;
       case "compaction_start":
-        ctx.emit("compaction", { phase: "start", ...(event.reason ? { reason: event.reason } : {}) });
+        this.compactionStart(event.reason);
         return;
       case "compaction_end":
-        ctx.emit("compaction", {
-          phase: "end",
+        this.compactionEnd({
           willRetry: event.willRetry,
           completed: !event.aborted && !event.errorMessage,
           ...(event.errorMessage ? { error: event.errorMessage } : {}),
@@ -110,8 +116,82 @@ export class EventBridge {
     }
   }
 
+  /**
+   * The run's end: the throttled-away last chat delta, lifecycle end (with `aborted`, `timedOut`) or error, and
+   * the chat final / aborted / error with the whole text. The run's seq counter is released.
+   */
+  end(outcome: RunOutcome): void {
+    this.flush();
+    const endedAt = outcome.endedAt;
+    let seq: number;
+    if (outcome.status === "ok") {
+      seq = this.emit("lifecycle", { phase: "end", endedAt });
+    } else if (outcome.status === "aborted" || outcome.status === "timeout") {
+      seq = this.emit("lifecycle", {
+        phase: "end",
+        endedAt,
+        aborted: true,
+        ...(outcome.status === "timeout" ? { timedOut: true } : {}),
+      });
+    } else {
+      seq = this.emit("lifecycle", { phase: "error", error: outcome.error ?? "error", endedAt });
+    }
+    const { runId, sessionKey } = this.run;
+    const message = {
+      role: "assistant" as const,
+      content: [{ type: "text" as const, text: this.text }],
+      timestamp: endedAt,
+    };
+    if (outcome.status === "ok") {
+      this.bus.emitChat({ runId, sessionKey, seq, state: "final", message });
+    } else if (outcome.status === "aborted") {
+      this.bus.emitChat({ runId, sessionKey, seq, state: "aborted", message });
+    } else {
+      this.bus.emitChat({
+        runId,
+        sessionKey,
+        seq,
+        state: "error",
+        message,
+        errorMessage: outcome.error,
+        errorKind: outcome.status === "timeout" ? "timeout" : "unknown",
+      });
+    }
+    this.bus.endRun(runId);
+  }
+
+  /**
+   * A gateway command's answer (/status, /queue, /new…) as a run sends it: lifecycle start, the reply text, then
+   * the end, so event-driven clients show it.
+   */
+  command(outcome: RunOutcome): void {
+    this.lifecycle({ phase: "start", startedAt: outcome.startedAt });
+    const text = outcome.result.payloads.map((p) => p.text).join("\n\n");
+    if (text) {
+      this.text = text;
+      this.emit("assistant", { text, delta: text });
+    }
+    this.end(outcome);
+  }
+
+  private appendText(delta: string): void {
+    if (delta.length === 0) return;
+    if (!this.sawTextInMessage && this.text.length > 0) this.text += "\n\n";
+    this.sawTextInMessage = true;
+    this.text += delta;
+    this.lastAssistantSeq = this.emit("assistant", { text: this.text, delta }, true);
+    const now = Date.now();
+    if (now - this.lastChatAt >= CHAT_DELTA_THROTTLE_MS) {
+      this.lastChatAt = now;
+      this.chatPending = false;
+      this.emitChatDelta(now);
+    } else {
+      this.chatPending = true;
+    }
+  }
+
   /** Sends the throttled-away last delta, if any (before the final). */
-  flush(): void {
+  private flush(): void {
     if (this.chatPending) {
       this.chatPending = false;
       this.emitChatDelta(Date.now());
@@ -123,8 +203,8 @@ export class EventBridge {
     this.chatSentLength = this.text.length;
     this.bus.emitChat(
       {
-        runId: this.ctx.runId,
-        sessionKey: this.ctx.sessionKey,
+        runId: this.run.runId,
+        sessionKey: this.run.sessionKey,
         seq: this.lastAssistantSeq,
         state: "delta",
         message: { role: "assistant", content: [{ type: "text", text: this.text }], timestamp: ts },

@@ -11,6 +11,7 @@ import type { SessionsCompactResult } from "../protocol/schema/sessions.js";
 import { SessionQueues } from "../queue/session-queue.js";
 import { createFailoverExtension } from "../resilience/failover-extension.js";
 import { AgentRunner, type RunnerDeps } from "../run/agent-runner.js";
+import { EventBridge } from "../run/event-bridge.js";
 import { EventBus } from "../run/event-bus.js";
 import { RunRegistry } from "../run/run-registry.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
@@ -127,20 +128,16 @@ export class GatewayCore {
       return { ok: true, key: entry.key, ...r };
     }
     const runId = `compact:${entry.key}:${Date.now()}`;
-    this.bus.emitAgent(runId, entry.key, "compaction", { phase: "start", reason: "manual" });
+    const events = new EventBridge({ runId, sessionKey: entry.key }, this.bus);
+    events.compactionStart("manual");
     try {
       const r = await this.compactor(entry, this);
       if (r.compacted) this.store.markCompacted(entry.key);
-      this.bus.emitAgent(runId, entry.key, "compaction", { phase: "end", willRetry: false, completed: r.compacted });
+      events.compactionEnd({ willRetry: false, completed: r.compacted });
       return { ok: true, key: entry.key, ...r };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.bus.emitAgent(runId, entry.key, "compaction", {
-        phase: "end",
-        willRetry: false,
-        completed: false,
-        error: message,
-      });
+      events.compactionEnd({ willRetry: false, completed: false, error: message });
       return { ok: false, key: entry.key, compacted: false, reason: message };
     } finally {
       this.bus.endRun(runId);
