@@ -174,6 +174,7 @@ export class AgentRunner {
       verbose: session.verbose ?? config.agents.defaults.verbose,
       timeoutMs,
       workspaceDir: agent?.workspace ?? config.agents.defaults.workspace,
+      tools: [],
       skills: [],
       systemPrompt: "",
       callModel: this.modelCall,

@@ -2,7 +2,7 @@
  * Types of the run pipeline: what a request asks for (RunRequest), what flows through one run (RunContext),
  * how it ends (RunOutcome), and the seams other modules hook into (RunExtension, ModelCall).
  */
-import type { AgentMessage } from "@tiller/agent";
+import type { AgentMessage, AgentTool } from "@tiller/agent";
 import type { Api, AssistantMessageEventStreamLike, Context, Model, SimpleStreamOptions, Usage } from "@tiller/ai";
 import type { TillerConfig } from "../config/config-types.js";
 import type { ResolvedModel } from "../config/models-config.js";
@@ -71,6 +71,8 @@ export interface RunContext {
   verbose: boolean;
   timeoutMs: number;
   workspaceDir: string;
+  /** The tools the engine runs with (filled by the tools stage; none without one). */
+  tools: AgentTool[];
   /** Skill names/prompts available to this run (filled by the skills stage). */
   skills: { name: string; description?: string; prompt?: string }[];
   systemPrompt: string;
