@@ -13,12 +13,14 @@ import { createToolSessionFactory } from "../tools/tool-engine.js";
 import type { EmbeddedSession, SessionFactory } from "./embedded-session.js";
 import { EventBridge } from "./event-bridge.js";
 import type { EventBus } from "./event-bus.js";
-import { buildPayloads, lastAssistant, sumUsage } from "./reply-payloads.js";
+import { buildPayloads } from "./reply-payloads.js";
 import type { ModelCall, ReplyPayload, RunContext, RunExtension, RunOutcome, RunRequest } from "./run-types.js";
+import { runEngine } from "./stages/engine-stage.js";
+import { runOutcome } from "./stages/outcome-stage.js";
+import { persistRunUsage } from "./stages/persist-stage.js";
 import { Turn } from "./turn.js";
 
-/** How long an aborted engine gets to wind down before the runner stops waiting for it. */
-export const ABORT_GRACE_MS = 5_000;
+export { ABORT_GRACE_MS } from "./stages/engine-stage.js";
 
 export interface RunnerDeps {
   config: TillerConfig;
@@ -93,22 +95,7 @@ export class AgentRunner {
       if (engine.sessionFile && engine.sessionFile !== session.sessionFile) {
         store.setSessionFile(req.sessionKey, engine.sessionFile);
       }
-      const unsubscribe = engine.subscribe((event) => {
-        let shaped: string | undefined;
-        for (const ext of this.extensions) {
-          const text = ext.onEngineEvent?.(ctx, event);
-          if (text !== undefined) shaped = text;
-        }
-        bridge.handle(event, shaped);
-      });
-      const steered = turn.attach(engine);
-      if (steered.length > 0) ctx.prompt = [ctx.prompt, ...steered].join("\n\n");
-      try {
-        await untilSettledOrAbandoned(engine.prompt(ctx.prompt), turn.controller.signal);
-      } finally {
-        turn.detach();
-        unsubscribe();
-      }
+      await runEngine(ctx, turn, engine, this.extensions, bridge);
       // The loop is over: what follows (reply shaping, persisting) is the run finishing.
       if (!turn.controller.signal.aborted) bridge.lifecycle({ phase: "finishing" });
       payloads = buildPayloads(ctx.newMessages);
@@ -123,7 +110,7 @@ export class AgentRunner {
         // Releasing the lock must not turn a finished run into a failure.
       }
     }
-    const outcome = this.outcome(ctx, turn, startedAt, payloads, failure);
+    const outcome = runOutcome(ctx, turn, startedAt, payloads, failure);
     for (const ext of this.extensions) {
       try {
         await ext.onRunEnd?.(ctx, outcome);
@@ -131,22 +118,9 @@ export class AgentRunner {
         // Observers cannot change how the run ended.
       }
     }
+    // Persisted before the end is announced: a client that reads the session on the final sees this run's tokens.
+    persistRunUsage(store, ctx, session, outcome);
     bridge.end(outcome);
-    sumUsage(ctx.newMessages, ctx.usage);
-    const last = lastAssistant(ctx.newMessages);
-    store.addUsage(req.sessionKey, {
-      input: ctx.usage.input,
-      output: ctx.usage.output,
-      total: ctx.usage.totalTokens,
-      context: last ? last.usage.input + last.usage.cacheRead + last.usage.output : session.contextTokens,
-    });
-    outcome.result.meta.agentMeta.usage = {
-      input: ctx.usage.input,
-      output: ctx.usage.output,
-      cacheRead: ctx.usage.cacheRead,
-      cacheWrite: ctx.usage.cacheWrite,
-      total: ctx.usage.totalTokens,
-    };
     return outcome;
   }
 
@@ -230,88 +204,10 @@ export class AgentRunner {
     }
   }
 
-  private outcome(
-    ctx: RunContext,
-    turn: Turn,
-    startedAt: number,
-    payloads: ReplyPayload[],
-    failure: string | undefined,
-  ): RunOutcome {
-    const endedAt = Date.now();
-    const last = lastAssistant(ctx.newMessages);
-    ctx.abortReason = turn.abortReason;
-    let status: RunOutcome["status"] = "ok";
-    let summary = "completed";
-    let error: string | undefined;
-    if (turn.abortReason === "timeout") {
-      status = "timeout";
-      summary = "timeout";
-      error = `run timed out after ${Math.round(ctx.timeoutMs / 1000)}s`;
-    } else if (turn.abortReason) {
-      status = "aborted";
-      summary = "aborted";
-      error = turn.abortReason === "shutdown" ? "gateway shutting down" : "aborted";
-    } else if (failure) {
-      status = "error";
-      summary = failure;
-      error = failure;
-      payloads = [...payloads, { text: `⚠️ ${failure}`, isError: true, mediaUrl: null }];
-    } else if (last?.stopReason === "error") {
-      status = "error";
-      error = last.errorMessage ?? "model error";
-      summary = error;
-    }
-    return {
-      status,
-      summary,
-      error,
-      startedAt,
-      endedAt,
-      result: {
-        payloads,
-        meta: {
-          durationMs: endedAt - startedAt,
-          agentMeta: {
-            sessionId: ctx.session.sessionId,
-            provider: ctx.model?.model.provider ?? "",
-            model: ctx.model?.model.id ?? "",
-          },
-          ...(last ? { stopReason: last.stopReason } : {}),
-          ...(turn.abortReason ? { aborted: true } : {}),
-        },
-      },
-    };
-  }
-
   /** A gateway command's answer (/status, /queue, /new…) on the run's streams, as a run would send it. */
   announceCommand(req: RunRequest, outcome: RunOutcome): void {
     new EventBridge({ runId: req.runId, sessionKey: req.sessionKey }, this.deps.bus).command(outcome);
   }
-}
-
-/** Waits for `p`; once `signal` aborts, waits at most ABORT_GRACE_MS more. */
-function untilSettledOrAbandoned(p: Promise<void>, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let grace: NodeJS.Timeout | undefined;
-    const onAbort = (): void => {
-      grace = setTimeout(resolve, ABORT_GRACE_MS);
-      grace.unref();
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      () => {
-        if (grace) clearTimeout(grace);
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      },
-      (err: unknown) => {
-        if (grace) clearTimeout(grace);
-        signal.removeEventListener("abort", onAbort);
-        reject(err);
-      },
-    );
-  });
 }
 
 /** The base system prompt; prompt assembly (workspace files, skills, tools) replaces or extends it. */
