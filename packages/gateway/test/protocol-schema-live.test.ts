@@ -51,6 +51,19 @@ async function checkedClient(checker: FrameChecker, caps: string[] = ["tiller.al
 }
 
 describe("a real gateway's frames", () => {
+  it("hello-ok lists exactly the methods of the catalog, and each is served with the catalog's scope", async () => {
+    const { client } = await connectClient(gw.url, { scopes: ["operator.read"] });
+    expect([...(client.hello?.features.methods ?? [])].sort()).toEqual(Object.keys(METHOD_SPECS).sort());
+    // A read-only connection is refused exactly the methods the catalog marks write or admin.
+    for (const [name, spec] of Object.entries(METHOD_SPECS)) {
+      if (spec.scope === "operator.read") continue;
+      await expect(client.request(name, {})).rejects.toMatchObject({
+        error: { details: { code: "SCOPE_DENIED", required: spec.scope } },
+      });
+    }
+    await client.close();
+  });
+
   it("hello-ok, every method's answer and every event of several kinds of run match the schema", async () => {
     const checker = new FrameChecker();
     const client = await checkedClient(checker);
