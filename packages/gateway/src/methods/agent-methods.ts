@@ -8,7 +8,7 @@ import type { AgentFinal, AgentParams, AgentResult } from "../protocol/schema/ag
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
 import { normalizeSessionKey } from "../store/session-keys.js";
-import { handleSlashCommand } from "./commands.js";
+import { acceptMessage } from "./accept-message.js";
 import { defineMethod, type MethodContext, type MethodDef } from "./method-types.js";
 
 /** The final payload of a run, as the second `agent` response carries it. */
@@ -87,23 +87,15 @@ async function agent(ctx: MethodContext<AgentParams, AgentResult>): Promise<unde
   }
   const session = resolveSessionKey(core, p);
   const acceptedAt = Date.now();
-  ctx.conn.subscribe(session.key);
-  const command = await handleSlashCommand(core, session.key, session.agentId, p.message);
-  if (command) {
-    // Ack first, as for a run: the command's events must not beat it.
-    ctx.respond({ runId, status: "accepted", acceptedAt, sessionKey: session.key });
-    core.finishCommand(baseRequest(p, session, acceptedAt), command);
-    void core.runs.whenDone(runId).then((o) => ctx.respond(finalPayload(runId, o)));
-    return undefined;
-  }
   const req = baseRequest(p, session, acceptedAt);
   if (p.label) core.store.ensure(session.key, session.agentId);
-  // Ack before submit: a free lane starts the run inside submit, and its first event must not beat the ack
-  // (the reference's order; a client learns the run from the ack).
-  ctx.respond({ runId, status: "accepted", acceptedAt, sessionKey: session.key });
-  core.submit(req);
-  if (p.label) core.store.patch(session.key, { label: p.label });
-  void core.runs.whenDone(runId).then((o) => ctx.respond(finalPayload(runId, o)));
+  await acceptMessage(core, ctx.conn, req, {
+    ack: () => ctx.respond({ runId, status: "accepted", acceptedAt, sessionKey: session.key }),
+    end: (o) => ctx.respond(finalPayload(runId, o)),
+    afterSubmit: () => {
+      if (p.label) core.store.patch(session.key, { label: p.label });
+    },
+  });
   return undefined;
 }
 

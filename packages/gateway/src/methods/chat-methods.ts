@@ -7,8 +7,8 @@ import type { AgentMessage } from "@tiller/agent";
 import { SessionManager } from "@tiller/coding-agent";
 import type { ChatSendParams, ChatSendResult, HistoryMessage } from "../protocol/schema/chat.js";
 import type { RunRequest } from "../run/run-types.js";
+import { acceptMessage } from "./accept-message.js";
 import { resolveSessionKey } from "./agent-methods.js";
-import { handleSlashCommand } from "./commands.js";
 import { defineMethod, type MethodContext, type MethodDef } from "./method-types.js";
 
 async function chatSend(ctx: MethodContext<ChatSendParams, ChatSendResult>): Promise<ChatSendResult | undefined> {
@@ -22,34 +22,25 @@ async function chatSend(ctx: MethodContext<ChatSendParams, ChatSendResult>): Pro
     return { runId, status: o ? (o.status === "ok" ? "ok" : "error") : "done", cached: true };
   }
   const session = resolveSessionKey(core, { sessionKey: p.sessionKey });
-  ctx.conn.subscribe(session.key);
-  const acceptedAt = Date.now();
   const req: RunRequest = {
     runId,
     sessionKey: session.key,
     agentId: session.agentId,
     message: p.message,
-    acceptedAt,
+    acceptedAt: Date.now(),
     thinking: p.thinking,
     timeoutMs: p.timeoutMs,
     source: "chat",
   };
-  const command = await handleSlashCommand(core, session.key, session.agentId, p.message);
-  if (command) {
-    ctx.respond({ runId, status: "started" });
-    core.finishCommand(req, command);
-  } else {
-    // Answer before submit: a free lane starts the run inside submit and its events must not beat this answer.
-    ctx.respond({ runId, status: "started" });
-    core.submit(req);
-  }
-  void core.runs.whenDone(runId).then((o) =>
-    ctx.respond({
-      runId,
-      status: o.status === "ok" ? "ok" : o.status === "timeout" ? "timeout" : "error",
-      summary: o.summary,
-    }),
-  );
+  await acceptMessage(core, ctx.conn, req, {
+    ack: () => ctx.respond({ runId, status: "started" }),
+    end: (o) =>
+      ctx.respond({
+        runId,
+        status: o.status === "ok" ? "ok" : o.status === "timeout" ? "timeout" : "error",
+        summary: o.summary,
+      }),
+  });
   return undefined;
 }
 
