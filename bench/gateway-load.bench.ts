@@ -65,9 +65,21 @@ function waitLine(proc: ChildProcess, re: RegExp): Promise<RegExpExecArray> {
   });
 }
 
-function parseLatency(delta: string, at: number, out: Float64Array, i: number): void {
-  const bar = delta.indexOf("|");
-  if (delta.charCodeAt(0) === 116 /* t */ && bar > 0) out[i] = at - Number(delta.slice(1, bar));
+/**
+ * Records the latency of every model delta in `delta` ("t<ms>|" each; the gateway may carry several deltas of one
+ * burst in one event) from index `i`; returns how many it found.
+ */
+function parseLatency(delta: string, at: number, out: Float64Array, i: number): number {
+  let n = 0;
+  let start = 0;
+  while (start < delta.length && delta.charCodeAt(start) === 116 /* t */) {
+    const bar = delta.indexOf("|", start);
+    if (bar < 0) break;
+    if (i + n < out.length) out[i + n] = at - Number(delta.slice(start + 1, bar));
+    n++;
+    start = bar + 1;
+  }
+  return n;
 }
 
 // ---- floor: a bare ws server sending the same frames -------------------------------------------------
@@ -186,8 +198,9 @@ async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
             const at = now();
             const p = f.payload as { stream: string; data: { delta?: string } };
             if (p.stream !== "assistant" || !p.data.delta) return;
-            parseLatency(p.data.delta, at, latencies, s * DELTAS + counts[s]++);
-            received++;
+            const n = parseLatency(p.data.delta, at, latencies, s * DELTAS + counts[s]);
+            counts[s] += n;
+            received += n;
           },
         }),
       ),

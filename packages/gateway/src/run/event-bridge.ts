@@ -2,8 +2,11 @@
  * The one place a run's events become wire payloads: the `agent` streams (lifecycle, assistant, tool, compaction,
  * usage, and the extensions' block / thinking streams) and the `chat` view (throttled deltas, final / aborted /
  * error). The runner, gateway commands and manual compaction all announce through it; nothing else shapes an
- * `agent` or `chat` payload. Cumulative text is one growing string (appends are amortized O(1)); chat deltas are
- * throttled so a fast model does not flood UIs, and the last one is always flushed before the final.
+ * `agent` or `chat` payload. Cumulative text is one growing string (appends are amortized O(1)). Text deltas that
+ * arrive in one event-loop turn (a burst from one socket read) go out as one `assistant` event whose delta is
+ * their concatenation: fewer frames, and the cumulative text is sent once per burst, not once per token. Any
+ * other event of the run flushes the burst first, so order is kept. Chat deltas are throttled so a fast model
+ * does not flood UIs, and the last one is always flushed before the final.
  */
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
@@ -29,6 +32,9 @@ export class EventBridge {
   /** Length of `text` when the last chat delta went out: the next one carries only what came after. */
   private chatSentLength = 0;
   private sawTextInMessage = false;
+  /** Text deltas of the current event-loop turn not sent yet (one `assistant` event at the turn's end). */
+  private pendingDelta = "";
+  private flushScheduled = false;
 
   constructor(
     private readonly run: RunAddress,
@@ -37,6 +43,7 @@ export class EventBridge {
 
   /** Emits one `agent` event of this run; returns its seq. Droppable: may be skipped for a slow client. */
   emit(stream: AgentStream, data: Record<string, unknown>, droppable = false): number {
+    this.flushText();
     return this.bus.emitAgent(this.run.runId, this.run.sessionKey, stream, data, droppable);
   }
 
@@ -121,6 +128,7 @@ export class EventBridge {
    * the chat final / aborted / error with the whole text. The run's seq counter is released.
    */
   end(outcome: RunOutcome): void {
+    this.flushText();
     this.flush();
     const endedAt = outcome.endedAt;
     let seq: number;
@@ -176,10 +184,32 @@ export class EventBridge {
 
   private appendText(delta: string): void {
     if (delta.length === 0) return;
-    if (!this.sawTextInMessage && this.text.length > 0) this.text += "\n\n";
+    if (!this.sawTextInMessage && this.text.length > 0) {
+      this.flushText();
+      this.text += "\n\n";
+    }
     this.sawTextInMessage = true;
     this.text += delta;
-    this.lastAssistantSeq = this.emit("assistant", { text: this.text, delta }, true);
+    this.pendingDelta += delta;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flushText());
+    }
+  }
+
+  /** Sends the burst of text deltas as one `assistant` event (and a chat delta when the throttle allows). */
+  private flushText(): void {
+    this.flushScheduled = false;
+    if (this.pendingDelta.length === 0) return;
+    const delta = this.pendingDelta;
+    this.pendingDelta = "";
+    this.lastAssistantSeq = this.bus.emitAgent(
+      this.run.runId,
+      this.run.sessionKey,
+      "assistant",
+      { text: this.text, delta },
+      true,
+    );
     const now = Date.now();
     if (now - this.lastChatAt >= CHAT_DELTA_THROTTLE_MS) {
       this.lastChatAt = now;
