@@ -121,8 +121,9 @@ export class Connection {
   }
 
   /**
-   * Coalesces the frames written in one event-loop turn into one socket write: a model streaming many small
-   * deltas costs one syscall per turn per client instead of one per frame.
+   * Coalesces the frames written by one callback (one fan-out of a run's events) into one socket write. The
+   * uncork is a microtask, not the next loop turn: frames sent from a setImmediate (the event bridge's burst
+   * flush) must not wait a whole extra turn of every other session's I/O.
    */
   private cork(): void {
     if (this.corked) return;
@@ -130,7 +131,7 @@ export class Connection {
     if (!socket) return;
     this.corked = true;
     socket.cork();
-    setImmediate(() => {
+    queueMicrotask(() => {
       this.corked = false;
       socket.uncork();
     });
