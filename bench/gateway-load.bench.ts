@@ -29,6 +29,8 @@ interface Result {
   latencies: Float64Array;
   rssBaseMb: number;
   rssPeakMb: number;
+  /** WebSocket bytes the clients received (all frames), when measured. */
+  bytes?: number;
 }
 
 function rssMb(pid: number): number {
@@ -156,7 +158,11 @@ async function runFloor(): Promise<Result> {
 
 // ---- Tiller gateway ---------------------------------------------------------------------------------
 
-async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
+/**
+ * `reference`: clients speak the plain reference protocol (no tiller.delta-only), so every `assistant` event
+ * carries the cumulative text: what an OpenClaw client costs.
+ */
+async function runGateway(engine: "agent-session" | "basic", reference = false): Promise<Result> {
   const home = mkdtempSync(join(tmpdir(), "tiller-gw-bench-"));
   writeFileSync(
     join(home, "tiller.json"),
@@ -191,7 +197,7 @@ async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
     const clients = await Promise.all(
       Array.from({ length: SESSIONS }, (_, s) =>
         GatewayClient.connect(url, {
-          caps: [CAP_DELTA_ONLY],
+          caps: reference ? [] : [CAP_DELTA_ONLY],
           scopes: ["operator.write"],
           onEvent: (f) => {
             if (f.event !== "agent") return;
@@ -205,6 +211,8 @@ async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
         }),
       ),
     );
+    let bytes = 0;
+    for (const c of clients) c.ws.on("message", (d: Buffer) => void (bytes += d.length));
     const sampler = startSampler(proc.pid as number);
     const t0 = now();
     const finals = await Promise.all(
@@ -222,7 +230,8 @@ async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
     if (bad > 0) throw new Error(`${bad} runs did not end ok`);
     await Promise.all(clients.map((c) => c.close()));
     return {
-      name: engine === "basic" ? "tiller (basic)" : "tiller gateway",
+      name: reference ? "tiller, ref. cl." : engine === "basic" ? "tiller (basic)" : "tiller gateway",
+      bytes,
       events: received,
       seconds,
       latencies,
@@ -254,9 +263,10 @@ function summarize(r: Result) {
 const floor = summarize(await runFloor());
 const tiller = summarize(await runGateway("agent-session"));
 const basic = summarize(await runGateway("basic"));
+const reference = summarize(await runGateway("agent-session", true));
 console.log(`${SESSIONS} sessions × ${DELTAS} deltas (${(SESSIONS * DELTAS).toLocaleString()} events per target)`);
 console.log("target          events   seconds   events/s   p50 ms   p99 ms   RSS base→peak MB   RSS/session MB");
-for (const r of [floor, tiller, basic]) {
+for (const r of [floor, tiller, basic, reference]) {
   console.log(
     `${r.name.padEnd(14)} ${String(r.events).padStart(8)} ${r.seconds.toFixed(2).padStart(9)} ${Math.round(
       r.eventsPerSec,
@@ -278,3 +288,9 @@ console.log(
 );
 if (tiller.events !== SESSIONS * DELTAS)
   console.log(`note: ${SESSIONS * DELTAS - tiller.events} deltas dropped for slow clients`);
+// The reply of one run: DELTAS deltas of about 19 characters ("t<ms with µs>|").
+const replyBytes = DELTAS * 19;
+const perRun = (r: { bytes?: number }) => (r.bytes ?? 0) / SESSIONS;
+console.log(
+  `bytes sent per run: delta-only client ${(perRun(tiller) / 1024).toFixed(0)} KB, reference-protocol client ${(perRun(reference) / 1024).toFixed(0)} KB (reply ≈ ${(replyBytes / 1024).toFixed(0)} KB: ${(perRun(tiller) / replyBytes).toFixed(1)}× and ${(perRun(reference) / replyBytes).toFixed(1)}× the reply)`,
+);
