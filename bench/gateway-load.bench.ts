@@ -260,6 +260,29 @@ function summarize(r: Result) {
   };
 }
 
+/** Cold start of the installed launcher (the bundle when `npm run build` made one): spawn → `listening`, ms. */
+async function coldStartMs(): Promise<number> {
+  const home = mkdtempSync(join(tmpdir(), "tiller-gw-cold-"));
+  try {
+    const t0 = now();
+    const proc = spawn(process.execPath, [join(ROOT, "packages/gateway/bin/tiller-gateway.js"), "--port", "0"], {
+      cwd: ROOT,
+      env: { ...process.env, TILLER_HOME: home },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await waitLine(proc, /listening (ws:\/\/\S+)/);
+    const ms = now() - t0;
+    proc.kill("SIGTERM");
+    await new Promise((r) => proc.once("exit", r));
+    return ms;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const cold: number[] = [];
+for (let i = 0; i < 5; i++) cold.push(await coldStartMs());
+cold.sort((a, b) => a - b);
 const floor = summarize(await runFloor());
 const tiller = summarize(await runGateway("agent-session"));
 const basic = summarize(await runGateway("basic"));
@@ -293,4 +316,7 @@ const replyBytes = DELTAS * 19;
 const perRun = (r: { bytes?: number }) => (r.bytes ?? 0) / SESSIONS;
 console.log(
   `bytes sent per run: delta-only client ${(perRun(tiller) / 1024).toFixed(0)} KB, reference-protocol client ${(perRun(reference) / 1024).toFixed(0)} KB (reply ≈ ${(replyBytes / 1024).toFixed(0)} KB: ${(perRun(tiller) / replyBytes).toFixed(1)}× and ${(perRun(reference) / replyBytes).toFixed(1)}× the reply)`,
+);
+console.log(
+  `cold start (spawn → listening, packages/gateway/bin/tiller-gateway.js): median ${cold[2]?.toFixed(0)} ms of 5 (min ${cold[0]?.toFixed(0)}, max ${cold[4]?.toFixed(0)})`,
 );

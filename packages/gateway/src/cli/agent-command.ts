@@ -20,7 +20,18 @@ const HELP = `Usage: tiller agent --message "…" [--session KEY] [--agent ID] [
 Sends the message to the gateway (default ws://127.0.0.1:18789, or $TILLER_GATEWAY_URL), prints the reply
 as it streams; exit code 0 when the run ends ok, 1 on error.`;
 
+/** `tiller agent …`; resolves with the exit code (2 for bad usage, naming the flag). */
 export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`tiller agent: ${err.message}\n`);
+    return 2;
+  }
+}
+
+async function run(argv: readonly string[]): Promise<number> {
   let args: ReturnType<typeof parseArgs>;
   try {
     args = parseArgs(argv, {
@@ -114,10 +125,6 @@ if (isEntryPoint(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      if (err instanceof UsageError) {
-        process.stderr.write(`tiller agent: ${err.message}\n`);
-        process.exit(2);
-      }
       process.stderr.write(`tiller agent: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);
     },

@@ -79,7 +79,18 @@ async function call(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** `tiller gateway …`; resolves with the exit code (2 for bad usage, naming the flag). */
 export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`tiller gateway: ${err.message} (see tiller gateway --help)\n`);
+    return 2;
+  }
+}
+
+async function run(argv: readonly string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h") || argv[0] === "help") {
     process.stdout.write(`${HELP}\n`);
     return 0;
@@ -118,10 +129,6 @@ if (isEntryPoint(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      if (err instanceof UsageError) {
-        process.stderr.write(`tiller gateway: ${err.message} (see tiller gateway --help)\n`);
-        process.exit(2);
-      }
       process.stderr.write(`tiller gateway: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);
     },
