@@ -1,9 +1,9 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: wire payloads are inspected structurally.
 /**
- * A burst of model deltas (many text deltas in one provider read) reaches a reference-protocol client (no
- * tiller.delta-only) as a few `assistant` events carrying the concatenated delta and the cumulative text once
- * per burst: the bytes it gets grow with the reply, not with its square; seq stays gap-free and the deltas still
- * rebuild the text exactly. Spaced deltas are not held back.
+ * The assistant stream's two views. A reference-protocol client (no tiller.delta-only) gets the text coalesced at
+ * a bounded rate (one event per 150 ms at most, the first at once), each with the cumulative text and the
+ * concatenated delta: a burst of 500 deltas costs bytes linear in the reply, seq stays gap-free and the deltas
+ * rebuild the text exactly. A delta-only client gets every burst as it comes, without the cumulative text.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,8 +32,8 @@ afterAll(async () => {
   if (gw) removeHome(gw.home);
 });
 
-async function runCounting(message: string) {
-  const { client, events } = await connectClient(gw.url);
+async function runCounting(message: string, caps: string[] = []) {
+  const { client, events } = await connectClient(gw.url, { caps });
   let assistantBytes = 0;
   const runId = randomUUID();
   client.ws.on("message", (d) => {
@@ -64,10 +64,22 @@ describe("stream coalescing", () => {
     expect(r.assistantBytes).toBeLessThan(reply.length * 2 + r.assistant.length * 400);
   });
 
-  it("deltas spaced in time are not held back: they stream as separate events", async () => {
-    const r = await runCounting("[slow:5:80]");
-    expect(r.assistant.map((e) => e.data.delta).join("")).toBe("d0 d1 d2 d3 d4 ");
-    // Only what arrives together is merged (a loaded machine may merge a neighbour or two, never all).
-    expect(r.assistant.length).toBeGreaterThanOrEqual(3);
+  it("spaced deltas: a delta-only client gets each as it comes; a reference client at most one per 150 ms", async () => {
+    const lite = await runCounting("[slow:8:60]", ["tiller.delta-only"]);
+    expect(lite.assistant.map((e) => e.data.delta).join("")).toBe("d0 d1 d2 d3 d4 d5 d6 d7 ");
+    expect(lite.assistant.every((e) => e.data.text === undefined)).toBe(true);
+    // Only what arrives in one read is merged (a loaded machine may merge a neighbour or two, never all).
+    expect(lite.assistant.length).toBeGreaterThanOrEqual(5);
+    expect(lite.ev.map((e) => e.seq)).toEqual(lite.ev.map((_, i) => i + 1));
+    const full = await runCounting("[slow:8:60]");
+    expect(full.assistant.map((e) => e.data.delta).join("")).toBe("d0 d1 d2 d3 d4 d5 d6 d7 ");
+    expect(full.assistant.at(-1)?.data.text).toBe("d0 d1 d2 d3 d4 d5 d6 d7 ");
+    // 8 deltas over ~420 ms: the first at once, then at most one per 150 ms.
+    expect(full.assistant.length).toBeLessThanOrEqual(5);
+    expect(full.assistant.length).toBeGreaterThanOrEqual(2);
+    // Between events the rate holds; only the last may come sooner (the run's end flushes what is left).
+    const ts = full.assistant.map((e) => (e as any).ts as number);
+    for (let i = 1; i < ts.length - 1; i++)
+      expect((ts[i] as number) - (ts[i - 1] as number)).toBeGreaterThanOrEqual(140);
   });
 });

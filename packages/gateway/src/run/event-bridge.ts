@@ -2,11 +2,14 @@
  * The one place a run's events become wire payloads: the `agent` streams (lifecycle, assistant, tool, compaction,
  * usage, and the extensions' block / thinking streams) and the `chat` view (throttled deltas, final / aborted /
  * error). The runner, gateway commands and manual compaction all announce through it; nothing else shapes an
- * `agent` or `chat` payload. Cumulative text is one growing string (appends are amortized O(1)). Text deltas that
- * arrive in one event-loop turn (a burst from one socket read) go out as one `assistant` event whose delta is
- * their concatenation: fewer frames, and the cumulative text is sent once per burst, not once per token. Any
- * other event of the run flushes the burst first, so order is kept. Chat deltas are throttled so a fast model
- * does not flood UIs, and the last one is always flushed before the final.
+ * `agent` or `chat` payload. Cumulative text is one growing string (appends are amortized O(1)).
+ *
+ * The assistant stream has two views (see `Audience` in event-bus.ts). Delta-only clients get every burst — the
+ * text deltas of one event-loop turn (one provider read) as one event — with the delta alone. Reference-protocol
+ * clients get the text coalesced at a bounded rate (at most one event per COARSE_TEXT_MS, the first at once), each
+ * with the cumulative text and the concatenated delta, as the reference gateway coalesces; the chat deltas go out
+ * with those. Any other event of the run flushes both views first, so order is kept, and the end flushes them
+ * before the final.
  */
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
@@ -16,6 +19,8 @@ import type { EventBus } from "./event-bus.js";
 import type { RunOutcome } from "./run-types.js";
 
 export const CHAT_DELTA_THROTTLE_MS = 150;
+/** Most one reference-protocol client gets of the assistant stream: one event per this many ms. */
+export const COARSE_TEXT_MS = CHAT_DELTA_THROTTLE_MS;
 
 /** Which run the events belong to. */
 export interface RunAddress {
@@ -26,8 +31,10 @@ export interface RunAddress {
 export class EventBridge {
   /** The reply text so far (assistant text of this run, turns separated by a blank line). */
   text = "";
-  private lastChatAt = 0;
-  private chatPending = false;
+  private lastCoarseAt = 0;
+  /** Text not yet sent to reference-protocol clients, and the timer that sends it. */
+  private coarseDelta = "";
+  private coarseTimer: NodeJS.Timeout | undefined;
   private lastAssistantSeq = 0;
   /** Length of `text` when the last chat delta went out: the next one carries only what came after. */
   private chatSentLength = 0;
@@ -44,6 +51,7 @@ export class EventBridge {
   /** Emits one `agent` event of this run; returns its seq. Droppable: may be skipped for a slow client. */
   emit(stream: AgentStream, data: Record<string, unknown>, droppable = false): number {
     this.flushText();
+    this.flushCoarse();
     return this.bus.emitAgent(this.run.runId, this.run.sessionKey, stream, data, droppable);
   }
 
@@ -129,7 +137,7 @@ export class EventBridge {
    */
   end(outcome: RunOutcome): void {
     this.flushText();
-    this.flush();
+    this.flushCoarse();
     const endedAt = outcome.endedAt;
     let seq: number;
     if (outcome.status === "ok") {
@@ -186,46 +194,51 @@ export class EventBridge {
     if (delta.length === 0) return;
     if (!this.sawTextInMessage && this.text.length > 0) {
       this.flushText();
+      this.flushCoarse();
       this.text += "\n\n";
     }
     this.sawTextInMessage = true;
     this.text += delta;
     this.pendingDelta += delta;
+    this.coarseDelta += delta;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flushText());
     }
   }
 
-  /** Sends the burst of text deltas as one `assistant` event (and a chat delta when the throttle allows). */
+  /** Sends the burst of text deltas to delta-only clients, and to the others when the rate allows. */
   private flushText(): void {
     this.flushScheduled = false;
     if (this.pendingDelta.length === 0) return;
     const delta = this.pendingDelta;
     this.pendingDelta = "";
+    this.bus.emitAgent(this.run.runId, this.run.sessionKey, "assistant", { delta }, true, "lite");
+    const wait = this.lastCoarseAt + COARSE_TEXT_MS - Date.now();
+    if (wait <= 0) this.flushCoarse();
+    else if (!this.coarseTimer) this.coarseTimer = setTimeout(() => this.flushCoarse(), wait);
+  }
+
+  /** Sends the coalesced text to reference-protocol clients (cumulative text) and the chat delta. */
+  private flushCoarse(): void {
+    if (this.coarseTimer) {
+      clearTimeout(this.coarseTimer);
+      this.coarseTimer = undefined;
+    }
+    if (this.coarseDelta.length === 0) return;
+    const delta = this.coarseDelta;
+    this.coarseDelta = "";
+    const now = Date.now();
+    this.lastCoarseAt = now;
     this.lastAssistantSeq = this.bus.emitAgent(
       this.run.runId,
       this.run.sessionKey,
       "assistant",
       { text: this.text, delta },
       true,
+      "full",
     );
-    const now = Date.now();
-    if (now - this.lastChatAt >= CHAT_DELTA_THROTTLE_MS) {
-      this.lastChatAt = now;
-      this.chatPending = false;
-      this.emitChatDelta(now);
-    } else {
-      this.chatPending = true;
-    }
-  }
-
-  /** Sends the throttled-away last delta, if any (before the final). */
-  private flush(): void {
-    if (this.chatPending) {
-      this.chatPending = false;
-      this.emitChatDelta(Date.now());
-    }
+    this.emitChatDelta(now);
   }
 
   private emitChatDelta(ts: number): void {

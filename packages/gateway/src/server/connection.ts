@@ -84,7 +84,10 @@ export class Connection {
     if (this.closed) return;
     // A delta-only client rebuilds the text from `agent` deltas; chat deltas (cumulative text) would make its
     // traffic quadratic in the reply length. It still gets chat final / aborted / error.
-    if (ev.droppable && ev.event === "chat" && this.caps.has(CAP_DELTA_ONLY)) return;
+    const lite = this.caps.has(CAP_DELTA_ONLY);
+    if (ev.droppable && ev.event === "chat" && lite) return;
+    // Each audience gets its own view of the assistant stream (see Audience); seq counts only what it receives.
+    if (ev.audience === (lite ? "full" : "lite")) return;
     const seq = ++this.seq;
     const buffered = this.ws.bufferedAmount;
     if (buffered > this.maxBufferedBytes) {
@@ -97,7 +100,7 @@ export class Connection {
         return;
       }
     }
-    const payload = ev.event === "agent" && this.caps.has(CAP_DELTA_ONLY) ? ev.jsonDeltaOnly() : ev.json();
+    const payload = lite ? ev.jsonLite() : ev.json();
     this.sendRaw(`{"type":"event","event":"${ev.event}","payload":${payload},"seq":${seq}}`);
   }
 
