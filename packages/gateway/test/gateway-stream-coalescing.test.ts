@@ -1,9 +1,10 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: wire payloads are inspected structurally.
 /**
- * The assistant stream's two views. A reference-protocol client (no tiller.delta-only) gets the text coalesced at
- * a bounded rate (one event per 150 ms at most, the first at once), each with the cumulative text and the
- * concatenated delta: a burst of 500 deltas costs bytes linear in the reply, seq stays gap-free and the deltas
- * rebuild the text exactly. A delta-only client gets every burst as it comes, without the cumulative text.
+ * The assistant stream's two views. A reference-protocol client (no tiller.delta-only) gets the text coalesced
+ * (the first piece at once, then when the unsent text has grown to what it already has, at most every 150 ms),
+ * each event with the cumulative text and the concatenated delta: the text it receives adds up to a small multiple
+ * of the reply, seq stays gap-free and the deltas rebuild the text exactly. A delta-only client gets every burst as
+ * it comes, without the cumulative text.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,6 +78,13 @@ describe("stream coalescing", () => {
     // 8 deltas over ~420 ms: the first at once, then at most one per 150 ms.
     expect(full.assistant.length).toBeLessThanOrEqual(5);
     expect(full.assistant.length).toBeGreaterThanOrEqual(2);
+    // A longer reply streamed over ~1.5 s: each event at least doubles what the client has (or a second passed),
+    // so the cumulative text it receives adds up to about twice the reply, not once per delta.
+    const long = await runCounting("[slow:60:25]");
+    const longReply = Array.from({ length: 60 }, (_, i) => `d${i} `).join("");
+    expect(long.assistant.map((e) => e.data.delta).join("")).toBe(longReply);
+    const cumulative = long.assistant.reduce((n, e) => n + String(e.data.text ?? "").length, 0);
+    expect(cumulative).toBeLessThanOrEqual(longReply.length * 3);
     // Between events the rate holds; only the last may come sooner (the run's end flushes what is left).
     const ts = full.assistant.map((e) => (e as any).ts as number);
     for (let i = 1; i < ts.length - 1; i++)

@@ -6,9 +6,10 @@
  *
  * The assistant stream has two views (see `Audience` in event-bus.ts). Delta-only clients get every burst — the
  * text deltas of one event-loop turn (one provider read) as one event — with the delta alone. Reference-protocol
- * clients get the text coalesced at a bounded rate (at most one event per COARSE_TEXT_MS, the first at once), each
- * with the cumulative text and the concatenated delta, as the reference gateway coalesces; the chat deltas go out
- * with those. Any other event of the run flushes both views first, so order is kept, and the end flushes them
+ * clients get the text coalesced, as the reference gateway coalesces: the first piece at once, then an event when
+ * the unsent text is at least as long as what they already have (so the cumulative text they receive adds up to
+ * about twice the reply: bytes linear in its length), and at least every COARSE_TEXT_MAX_MS, never more often than
+ * every COARSE_TEXT_MS. The chat deltas go out with those. Any other event of the run flushes both views first, so order is kept, and the end flushes them
  * before the final.
  */
 import type { AgentEvent } from "@tiller/agent";
@@ -19,8 +20,10 @@ import type { EventBus } from "./event-bus.js";
 import type { RunOutcome } from "./run-types.js";
 
 export const CHAT_DELTA_THROTTLE_MS = 150;
-/** Most one reference-protocol client gets of the assistant stream: one event per this many ms. */
+/** Reference-protocol clients get at most one assistant event (and chat delta) per this many ms… */
 export const COARSE_TEXT_MS = CHAT_DELTA_THROTTLE_MS;
+/** …and at least one per this many ms while text is coming, however long the reply already is. */
+export const COARSE_TEXT_MAX_MS = 1000;
 
 /** Which run the events belong to. */
 export interface RunAddress {
@@ -35,6 +38,7 @@ export class EventBridge {
   /** Text not yet sent to reference-protocol clients, and the timer that sends it. */
   private coarseDelta = "";
   private coarseTimer: NodeJS.Timeout | undefined;
+  private coarseDueAt = 0;
   private lastAssistantSeq = 0;
   /** Length of `text` when the last chat delta went out: the next one carries only what came after. */
   private chatSentLength = 0;
@@ -214,9 +218,23 @@ export class EventBridge {
     const delta = this.pendingDelta;
     this.pendingDelta = "";
     this.bus.emitAgent(this.run.runId, this.run.sessionKey, "assistant", { delta }, true, "lite");
-    const wait = this.lastCoarseAt + COARSE_TEXT_MS - Date.now();
-    if (wait <= 0) this.flushCoarse();
-    else if (!this.coarseTimer) this.coarseTimer = setTimeout(() => this.flushCoarse(), wait);
+    this.scheduleCoarse();
+  }
+
+  /** Sends the coalesced text now when it is due, else arms the timer for when it will be. */
+  private scheduleCoarse(): void {
+    const now = Date.now();
+    const sent = this.text.length - this.coarseDelta.length;
+    // Grown to what the client already has: due after the minimum gap; else within the maximum one.
+    const dueAt = this.lastCoarseAt + (this.coarseDelta.length >= sent ? COARSE_TEXT_MS : COARSE_TEXT_MAX_MS);
+    if (now >= dueAt) {
+      this.flushCoarse();
+      return;
+    }
+    if (this.coarseTimer && this.coarseDueAt <= dueAt) return;
+    if (this.coarseTimer) clearTimeout(this.coarseTimer);
+    this.coarseDueAt = dueAt;
+    this.coarseTimer = setTimeout(() => this.flushCoarse(), dueAt - now);
   }
 
   /** Sends the coalesced text to reference-protocol clients (cumulative text) and the chat delta. */
