@@ -29,6 +29,8 @@ interface Result {
   latencies: Float64Array;
   rssBaseMb: number;
   rssPeakMb: number;
+  /** WebSocket bytes the clients received (all frames), when measured. */
+  bytes?: number;
 }
 
 function rssMb(pid: number): number {
@@ -65,9 +67,21 @@ function waitLine(proc: ChildProcess, re: RegExp): Promise<RegExpExecArray> {
   });
 }
 
-function parseLatency(delta: string, at: number, out: Float64Array, i: number): void {
-  const bar = delta.indexOf("|");
-  if (delta.charCodeAt(0) === 116 /* t */ && bar > 0) out[i] = at - Number(delta.slice(1, bar));
+/**
+ * Records the latency of every model delta in `delta` ("t<ms>|" each; the gateway may carry several deltas of one
+ * burst in one event) from index `i`; returns how many it found.
+ */
+function parseLatency(delta: string, at: number, out: Float64Array, i: number): number {
+  let n = 0;
+  let start = 0;
+  while (start < delta.length && delta.charCodeAt(start) === 116 /* t */) {
+    const bar = delta.indexOf("|", start);
+    if (bar < 0) break;
+    if (i + n < out.length) out[i + n] = at - Number(delta.slice(start + 1, bar));
+    n++;
+    start = bar + 1;
+  }
+  return n;
 }
 
 // ---- floor: a bare ws server sending the same frames -------------------------------------------------
@@ -144,7 +158,11 @@ async function runFloor(): Promise<Result> {
 
 // ---- Tiller gateway ---------------------------------------------------------------------------------
 
-async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
+/**
+ * `reference`: clients speak the plain reference protocol (no tiller.delta-only), so every `assistant` event
+ * carries the cumulative text: what an OpenClaw client costs.
+ */
+async function runGateway(engine: "agent-session" | "basic", reference = false): Promise<Result> {
   const home = mkdtempSync(join(tmpdir(), "tiller-gw-bench-"));
   writeFileSync(
     join(home, "tiller.json"),
@@ -161,18 +179,12 @@ async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
       "--conditions=tiller-source",
       "--import",
       "tsx",
-      join(ROOT, "packages/gateway/src/cli/gateway-command.ts"),
-      "--port",
-      "0",
+      join(ROOT, "bench/gateway-bench-server.ts"),
+      ...(engine === "basic" ? ["--engine", "basic"] : []),
     ],
     {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        TILLER_HOME: home,
-        TILLER_GATEWAY_BENCH_MODEL: "1",
-        ...(engine === "basic" ? { TILLER_GATEWAY_ENGINE: "basic" } : {}),
-      },
+      env: { ...process.env, TILLER_HOME: home },
       stdio: ["ignore", "pipe", "inherit"],
     },
   );
@@ -185,19 +197,22 @@ async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
     const clients = await Promise.all(
       Array.from({ length: SESSIONS }, (_, s) =>
         GatewayClient.connect(url, {
-          caps: [CAP_DELTA_ONLY],
+          caps: reference ? [] : [CAP_DELTA_ONLY],
           scopes: ["operator.write"],
           onEvent: (f) => {
             if (f.event !== "agent") return;
             const at = now();
             const p = f.payload as { stream: string; data: { delta?: string } };
             if (p.stream !== "assistant" || !p.data.delta) return;
-            parseLatency(p.data.delta, at, latencies, s * DELTAS + counts[s]++);
-            received++;
+            const n = parseLatency(p.data.delta, at, latencies, s * DELTAS + counts[s]);
+            counts[s] += n;
+            received += n;
           },
         }),
       ),
     );
+    let bytes = 0;
+    for (const c of clients) c.ws.on("message", (d: Buffer) => void (bytes += d.length));
     const sampler = startSampler(proc.pid as number);
     const t0 = now();
     const finals = await Promise.all(
@@ -215,7 +230,8 @@ async function runGateway(engine: "agent-session" | "basic"): Promise<Result> {
     if (bad > 0) throw new Error(`${bad} runs did not end ok`);
     await Promise.all(clients.map((c) => c.close()));
     return {
-      name: engine === "basic" ? "tiller (basic)" : "tiller gateway",
+      name: reference ? "tiller, ref. cl." : engine === "basic" ? "tiller (basic)" : "tiller gateway",
+      bytes,
       events: received,
       seconds,
       latencies,
@@ -244,12 +260,36 @@ function summarize(r: Result) {
   };
 }
 
+/** Cold start of the installed launcher (the bundle when `npm run build` made one): spawn → `listening`, ms. */
+async function coldStartMs(): Promise<number> {
+  const home = mkdtempSync(join(tmpdir(), "tiller-gw-cold-"));
+  try {
+    const t0 = now();
+    const proc = spawn(process.execPath, [join(ROOT, "packages/gateway/bin/tiller-gateway.js"), "--port", "0"], {
+      cwd: ROOT,
+      env: { ...process.env, TILLER_HOME: home },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await waitLine(proc, /listening (ws:\/\/\S+)/);
+    const ms = now() - t0;
+    proc.kill("SIGTERM");
+    await new Promise((r) => proc.once("exit", r));
+    return ms;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const cold: number[] = [];
+for (let i = 0; i < 5; i++) cold.push(await coldStartMs());
+cold.sort((a, b) => a - b);
 const floor = summarize(await runFloor());
 const tiller = summarize(await runGateway("agent-session"));
 const basic = summarize(await runGateway("basic"));
+const reference = summarize(await runGateway("agent-session", true));
 console.log(`${SESSIONS} sessions × ${DELTAS} deltas (${(SESSIONS * DELTAS).toLocaleString()} events per target)`);
 console.log("target          events   seconds   events/s   p50 ms   p99 ms   RSS base→peak MB   RSS/session MB");
-for (const r of [floor, tiller, basic]) {
+for (const r of [floor, tiller, basic, reference]) {
   console.log(
     `${r.name.padEnd(14)} ${String(r.events).padStart(8)} ${r.seconds.toFixed(2).padStart(9)} ${Math.round(
       r.eventsPerSec,
@@ -271,3 +311,12 @@ console.log(
 );
 if (tiller.events !== SESSIONS * DELTAS)
   console.log(`note: ${SESSIONS * DELTAS - tiller.events} deltas dropped for slow clients`);
+// The reply of one run: DELTAS deltas of about 19 characters ("t<ms with µs>|").
+const replyBytes = DELTAS * 19;
+const perRun = (r: { bytes?: number }) => (r.bytes ?? 0) / SESSIONS;
+console.log(
+  `bytes sent per run: delta-only client ${(perRun(tiller) / 1024).toFixed(0)} KB, reference-protocol client ${(perRun(reference) / 1024).toFixed(0)} KB (reply ≈ ${(replyBytes / 1024).toFixed(0)} KB: ${(perRun(tiller) / replyBytes).toFixed(1)}× and ${(perRun(reference) / replyBytes).toFixed(1)}× the reply)`,
+);
+console.log(
+  `cold start (spawn → listening, packages/gateway/bin/tiller-gateway.js): median ${cold[2]?.toFixed(0)} ms of 5 (min ${cold[0]?.toFixed(0)}, max ${cold[4]?.toFixed(0)})`,
+);

@@ -48,3 +48,35 @@ try {
     `build: CLI bundle skipped (${err instanceof Error ? err.message : String(err)}); tiller runs from dist/`,
   );
 }
+
+// The gateway's executables likewise: `tiller gateway` loads TypeBox (the protocol schemas), the coding agent and
+// its own modules; one code-split bundle keeps its cold start (spawn → listening) short. Optional as above: the
+// launchers fall back to dist/.
+const gatewayBundle = join(root, "packages", "gateway", "bundle");
+rmSync(gatewayBundle, { recursive: true, force: true });
+try {
+  const { build } = await import("esbuild");
+  await build({
+    entryPoints: {
+      "gateway-command": join(root, "packages", "gateway", "dist", "cli", "gateway-command.js"),
+      "agent-command": join(root, "packages", "gateway", "dist", "cli", "agent-command.js"),
+    },
+    outdir: gatewayBundle,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    // Native or optional modules stay outside; tsx loads TypeScript plugins at run time.
+    external: ["tsx", "tsx/*", "better-sqlite3", "bufferutil", "utf-8-validate"],
+    banner: {
+      js: "import { createRequire as __tillerRequire } from 'node:module'; const require = __tillerRequire(import.meta.url);",
+    },
+    logLevel: "error",
+  });
+} catch (err) {
+  rmSync(gatewayBundle, { recursive: true, force: true });
+  console.error(
+    `build: gateway bundle skipped (${err instanceof Error ? err.message : String(err)}); tiller gateway runs from dist/`,
+  );
+}

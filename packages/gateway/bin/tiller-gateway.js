@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Tracked launcher for the `tiller-gateway` bin (`tiller gateway …`): npm links bins at install time, before `dist/` is built.
-import { main } from "../dist/cli/gateway-command.js";
+// Tracked launcher for the `tiller-gateway` bin (`tiller gateway …`): npm links bins at install time, before anything is
+// built. It runs the code-split bundle when the build made one (far fewer modules to load at start-up), else dist/.
+import { existsSync } from "node:fs";
+
+const bundled = new URL("../bundle/gateway-command.js", import.meta.url);
+const { main } = await import(existsSync(bundled) ? bundled.href : "../dist/cli/gateway-command.js");
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -3,11 +3,11 @@
  * provider is configured — with the same set-up as `tiller gateway` (plugins, hooks, tools, reply shaping),
  * and prints how to reach it. Ctrl-C stops it cleanly.
  */
-import { startGateway, stopOnSignals } from "./cli/gateway-command.js";
+import { startFromArgs, stopOnSignals } from "./cli/gateway-command.js";
 import { resolveTillerHome } from "./config/load-config.js";
 
 const argv = process.env.TILLER_GATEWAY_PORT ? ["--port", process.env.TILLER_GATEWAY_PORT] : [];
-const server = await startGateway(argv).catch((err: unknown) => {
+const server = await startFromArgs(argv).catch((err: unknown) => {
   // E.g. another gateway on this home: its message names that gateway and says what to do.
   process.stderr.write(`tiller gateway: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);

@@ -81,7 +81,7 @@ describe("models.json", () => {
     expect(reg.resolve("qwen")?.ref).toBe("local/qwen");
     expect(reg.resolve("nope/x")).toBeUndefined();
     const bad = home({ "models.json": JSON.stringify({ providers: { p: { models: [{ id: "m" }] } } }) });
-    expect(() => ModelRegistry.load(bad, "")).toThrow(/providers\.p\.models\[0\]\.api: missing/);
+    expect(() => ModelRegistry.load(bad, "")).toThrow(/providers\.p\.(api|baseUrl) is required/);
   });
 });
 

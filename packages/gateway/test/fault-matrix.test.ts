@@ -102,7 +102,7 @@ describe("profile rotation", () => {
     expect(r.final).toMatchObject({ status: "ok" });
     expect(r.final.result.payloads[0].text).toBe(`echo: ${r.text}`);
     expect(r.streamed).toBe(`echo: ${r.text}`);
-    expect(r.phases).toEqual(["start", "end"]);
+    expect(r.phases).toEqual(["start", "model", "finishing", "end"]);
     expect(r.wait).toMatchObject({ status: "ok" });
     const a = readProfiles(home).usage["mock:a"];
     expect(a?.cooldownReason).toBe("auth");
@@ -170,7 +170,7 @@ describe("model failover", () => {
       expect(r.wait).toMatchObject({ status: "ok" });
       // The failed try never reached the client: the reply streamed once, no error phase, one final chat.
       expect(r.streamed).toBe(`echo: ${r.text}`);
-      expect(r.phases).toEqual(["start", "end"]);
+      expect(r.phases).toEqual(["start", "model", "finishing", "end"]);
       expect(r.chatStates.filter((st) => st !== "delta")).toEqual(["final"]);
       // A server-side failure says nothing about the key: it stays in rotation.
       expect(readProfiles(home).usage["mock:a"]?.cooldownUntil).toBeUndefined();
@@ -248,7 +248,7 @@ describe("final failures", () => {
     expect(hangDoneEarly).toBe(false);
     for (const o of others as any[]) expect(o.status).toBe("ok");
     const final: any = await hang;
-    expect(final).toMatchObject({ status: "error", summary: "timeout" });
+    expect(final).toMatchObject({ status: "timeout", summary: "timeout" });
     expect(await client.request("agent.wait", { runId: hangId })).toMatchObject({ status: "timeout" });
     const t = transcriptWith(home, hangText);
     expect(t?.bad).toBe(0);

@@ -169,7 +169,7 @@ describe("agent run", () => {
       { message: "[hang]", idempotencyKey: runId, sessionKey: "e2e-timeout", timeout: 1 },
       { expectFinal: true },
     );
-    expect(final).toMatchObject({ status: "error", summary: "timeout" });
+    expect(final).toMatchObject({ status: "timeout", summary: "timeout" });
     const wait: any = await client.request("agent.wait", { runId });
     expect(wait.status).toBe("timeout");
     expect(wait.endedAt).toBeGreaterThan(0);

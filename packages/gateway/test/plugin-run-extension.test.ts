@@ -110,7 +110,7 @@ const outcome: RunOutcome = {
 };
 
 describe("gateway run extension", () => {
-  it("a compaction retry drops the failed attempt's text; compaction hooks fire; deltas are cleaned in place", async () => {
+  it("a compaction retry drops the failed attempt's text; compaction hooks fire; cleaned deltas are returned", async () => {
     const seen: string[] = [];
     const hooks = new HookRunner([
       obs("before_compaction", seen),
@@ -122,9 +122,10 @@ describe("gateway run extension", () => {
     const ctx = fakeCtx(emitted);
     await ext.resolveModel?.(ctx);
     const failed = textEvents(["Half <think>plan</think>an ans"]);
-    for (const e of failed) ext.onEngineEvent?.(ctx, e);
-    const delta = (failed[1] as any).assistantMessageEvent.delta;
-    expect(delta).toBe("Half an ans");
+    const shaped = failed.map((e) => ext.onEngineEvent?.(ctx, e));
+    expect(shaped[1]).toBe("Half an ans");
+    // The event itself is untouched: the engine and other listeners read what the model sent.
+    expect((failed[1] as any).assistantMessageEvent.delta).toBe("Half <think>plan</think>an ans");
     ext.onEngineEvent?.(ctx, { type: "compaction_start", reason: "overflow" });
     ext.onEngineEvent?.(ctx, { type: "compaction_end", willRetry: true });
     for (const e of textEvents(["The whole answer."])) ext.onEngineEvent?.(ctx, e);

@@ -8,8 +8,10 @@
 import { randomUUID } from "node:crypto";
 import { loadConfig, resolveTillerHome } from "../config/load-config.js";
 import type { EventFrame } from "../protocol/frames.js";
+import type { AgentFinal, AgentParams } from "../protocol/schema/agent.js";
+import type { AgentEventPayload } from "../protocol/schema/events.js";
 import { CAP_DELTA_ONLY } from "../server/connection.js";
-import { gatewayUrl, int, parseArgs, str } from "./args.js";
+import { gatewayUrl, int, parseArgs, str, UsageError } from "./args.js";
 import { isEntryPoint } from "./entry.js";
 import { GatewayClient, GatewayRequestError } from "./gateway-client.js";
 
@@ -18,15 +20,29 @@ const HELP = `Usage: tiller agent --message "…" [--session KEY] [--agent ID] [
 Sends the message to the gateway (default ws://127.0.0.1:18789, or $TILLER_GATEWAY_URL), prints the reply
 as it streams; exit code 0 when the run ends ok, 1 on error.`;
 
-interface FinalPayload {
-  runId: string;
-  status: string;
-  summary?: string;
-  result?: { payloads?: { text?: string; mediaUrl?: string | null; mediaUrls?: string[]; isError?: boolean }[] };
+/** `tiller agent …`; resolves with the exit code (2 for bad usage, naming the flag). */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`tiller agent: ${err.message}\n`);
+    return 2;
+  }
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, ["json", "help"]);
+async function run(argv: readonly string[]): Promise<number> {
+  let args: ReturnType<typeof parseArgs>;
+  try {
+    args = parseArgs(argv, {
+      switches: ["json"],
+      values: ["message", "session", "agent", "url", "token", "model", "thinking", "timeout"],
+    });
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`tiller agent: ${err.message}\n${HELP}\n`);
+    return 2;
+  }
   if (args.flags.has("help")) {
     process.stdout.write(`${HELP}\n`);
     return 0;
@@ -42,10 +58,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   let streamed = "";
   const onEvent = (frame: EventFrame): void => {
     if (json || frame.event !== "agent") return;
-    const p = frame.payload as { runId?: string; stream?: string; data?: { delta?: string } };
-    if (p.runId !== runId || p.stream !== "assistant" || !p.data?.delta) return;
-    streamed += p.data.delta;
-    process.stdout.write(p.data.delta);
+    const p = frame.payload as AgentEventPayload;
+    const delta = p.data.delta;
+    if (p.runId !== runId || p.stream !== "assistant" || typeof delta !== "string" || !delta) return;
+    streamed += delta;
+    process.stdout.write(delta);
   };
   const client = await GatewayClient.connect(gatewayUrl(args, config.gateway.port), {
     token: str(args, "token") || process.env.TILLER_GATEWAY_TOKEN || config.gateway.auth.token,
@@ -56,7 +73,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const idempotencyKey = randomUUID();
   runId = idempotencyKey;
   const timeout = int(args, "timeout");
-  const params: Record<string, unknown> = {
+  const params: AgentParams = {
     message,
     idempotencyKey,
     ...(str(args, "session") ? { sessionKey: str(args, "session") } : {}),
@@ -67,20 +84,20 @@ export async function main(argv: readonly string[]): Promise<number> {
   };
   const stop = (): void => {
     // Ctrl-C: abort the run on the gateway, then leave.
-    const sessionKey = (params.sessionKey as string | undefined) ?? `agent:${config.agents.defaultId}:main`;
+    const sessionKey = params.sessionKey ?? `agent:${config.agents.defaultId}:main`;
     void client
-      .request("chat.abort", { sessionKey, runId }, { timeoutMs: 2000 })
+      .call("chat.abort", { sessionKey, runId }, { timeoutMs: 2000 })
       .catch(() => {})
       .finally(() => process.exit(130));
   };
   process.once("SIGINT", stop);
   try {
-    const final = (await client.request("agent", params, { expectFinal: true })) as FinalPayload;
+    const final = (await client.call("agent", params, { expectFinal: true })) as AgentFinal;
     if (json) {
       process.stdout.write(`${JSON.stringify(final, null, 2)}\n`);
     } else {
       const payloads = final.result?.payloads ?? [];
-      const texts = payloads.filter((p) => !p.isError && p.text).map((p) => (p.text as string).trimEnd());
+      const texts = payloads.filter((p) => !p.isError && p.text).map((p) => p.text.trimEnd());
       if (streamed.length > 0) process.stdout.write("\n");
       else if (texts.length > 0) process.stdout.write(`${texts.join("\n\n")}\n`);
       for (const p of payloads) {

@@ -4,9 +4,17 @@
  * `expectFinal`, an `agent`-style request resolves on its second response (the one that is not "accepted").
  */
 import { randomUUID } from "node:crypto";
+import type { Static } from "typebox";
 import WebSocket from "ws";
 import type { ErrorShape, EventFrame, ResponseFrame } from "../protocol/frames.js";
 import { PROTOCOL_VERSION } from "../protocol/frames.js";
+import type { ConnectParams, HelloOk } from "../protocol/schema/handshake.js";
+import type { METHOD_SPECS, MethodName } from "../protocol/schema/methods.js";
+
+/** The params a catalog method takes (from its schema). */
+export type MethodParams<M extends MethodName> = Static<(typeof METHOD_SPECS)[M]["params"]>;
+/** What a catalog method answers (from its schema). */
+export type MethodResult<M extends MethodName> = Static<(typeof METHOD_SPECS)[M]["result"]>;
 
 export interface ClientOptions {
   token?: string;
@@ -39,7 +47,7 @@ interface Pending {
 export class GatewayClient {
   private readonly pending = new Map<string, Pending>();
   private n = 0;
-  hello: Record<string, unknown> | undefined;
+  hello: HelloOk | undefined;
   private closedError: Error | undefined;
 
   private constructor(
@@ -72,28 +80,29 @@ export class GatewayClient {
         reject(new Error(`cannot reach the gateway at ${url}: ${err.message}`));
       });
       client.onChallenge = () => {
+        const connect: ConnectParams = {
+          minProtocol: PROTOCOL_VERSION,
+          maxProtocol: PROTOCOL_VERSION,
+          client: {
+            id: opts.clientId ?? "tiller-cli",
+            version: "0.1.0",
+            platform: process.platform,
+            mode: opts.mode ?? "cli",
+            instanceId: randomUUID(),
+          },
+          caps: opts.caps ?? [],
+          auth: {
+            ...(opts.token ? { token: opts.token } : {}),
+            ...(opts.password ? { password: opts.password } : {}),
+          },
+          role: "operator",
+          scopes: opts.scopes ?? ["operator.admin"],
+        };
         client
-          .request("connect", {
-            minProtocol: PROTOCOL_VERSION,
-            maxProtocol: PROTOCOL_VERSION,
-            client: {
-              id: opts.clientId ?? "tiller-cli",
-              version: "0.1.0",
-              platform: process.platform,
-              mode: opts.mode ?? "cli",
-              instanceId: randomUUID(),
-            },
-            caps: opts.caps ?? [],
-            auth: {
-              ...(opts.token ? { token: opts.token } : {}),
-              ...(opts.password ? { password: opts.password } : {}),
-            },
-            role: "operator",
-            scopes: opts.scopes ?? ["operator.admin"],
-          })
+          .request("connect", connect)
           .then((hello) => {
             clearTimeout(timer);
-            client.hello = hello as Record<string, unknown>;
+            client.hello = hello as HelloOk;
             resolve(client);
           })
           .catch((err: Error) => {
@@ -126,6 +135,15 @@ export class GatewayClient {
       this.pending.set(id, p);
       this.ws.send(JSON.stringify({ type: "req", id, method, ...(params === undefined ? {} : { params }) }));
     });
+  }
+
+  /** A catalog method with typed params and answer (`request` takes any method and any params). */
+  call<M extends MethodName>(
+    method: M,
+    params: MethodParams<M>,
+    options: { expectFinal?: boolean; timeoutMs?: number; onAccepted?: (payload: unknown) => void } = {},
+  ): Promise<MethodResult<M>> {
+    return this.request(method, params, options) as Promise<MethodResult<M>>;
   }
 
   /** Sends raw text (tests of malformed frames). */

@@ -6,14 +6,10 @@
  * The first stdout line of a started gateway is `listening ws://HOST:PORT` (tests and scripts read it).
  */
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { loadConfig, resolveTillerHome } from "../config/load-config.js";
-import { attachGatewayShaping, gatewayShapingOf, loadGatewayShaping } from "../plugins/gateway-extensions.js";
-import { basicSessionFactory } from "../run/basic-session.js";
-import { registerBenchModel } from "../run/bench-model.js";
-import { GatewayServer } from "../server/gateway-server.js";
-import { acquireHomeLock } from "../store/home-lock.js";
-import { gatewayUrl, int, parseArgs, str } from "./args.js";
+import type { GatewayServer } from "../server/gateway-server.js";
+import { startGateway } from "../start-gateway.js";
+import { gatewayUrl, int, parseArgs, str, UsageError } from "./args.js";
 import { isEntryPoint } from "./entry.js";
 import { GatewayClient, GatewayRequestError } from "./gateway-client.js";
 
@@ -26,56 +22,24 @@ const HELP = `Usage:
 Environment: TILLER_HOME (default ~/.tiller: tiller.json, models.json, sessions/),
              TILLER_GATEWAY_TOKEN, TILLER_GATEWAY_URL.`;
 
-export async function startGateway(argv: readonly string[]): Promise<GatewayServer> {
-  const args = parseArgs(argv, ["help"]);
-  const config = loadConfig(resolveTillerHome());
-  if (process.env.TILLER_GATEWAY_BENCH_MODEL === "1") registerBenchModel();
+/** `tiller gateway [--port N] [--bind ADDR] [--token T] [--password P]`: the product gateway, from $TILLER_HOME. */
+export async function startFromArgs(argv: readonly string[]): Promise<GatewayServer> {
+  const args = parseArgs(argv, { switches: [], values: ["port", "bind", "token", "password"] });
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  // Before anything reads the home: a second gateway on it refuses here, naming the first (pid, address).
-  const homeLock = acquireHomeLock(config.home);
-  if (homeLock.reclaimed) log(`home lock of a dead gateway reclaimed: ${homeLock.reclaimed.reason}`);
-  try {
-    const server = await startOnLockedHome(args, config, log);
-    homeLock.setAddress(server.url);
-    return server;
-  } catch (err) {
-    homeLock.release();
-    throw err;
-  }
-}
-
-async function startOnLockedHome(
-  args: ReturnType<typeof parseArgs>,
-  config: ReturnType<typeof loadConfig>,
-  log: (line: string) => void,
-): Promise<GatewayServer> {
   // One faulty plugin or provider promise must not take every session down with the process.
   process.on("unhandledRejection", (err) => log(`unhandled rejection (gateway keeps serving): ${String(err)}`));
-  // Plugins ($TILLER_HOME/plugins), gateway hooks ($TILLER_HOME/hooks), prompt assembly, tools, reply shaping.
-  const shaping = await loadGatewayShaping({ config, log });
-  const server = await GatewayServer.start({
-    config,
+  return startGateway({
+    home: resolveTillerHome(),
     port: int(args, "port"),
     bind: str(args, "bind"),
     token: str(args, "token") || process.env.TILLER_GATEWAY_TOKEN || undefined,
     password: str(args, "password"),
     log,
-    runner:
-      process.env.TILLER_GATEWAY_ENGINE === "basic"
-        ? // The minimal engine (no tools, no compaction): the benchmark uses it to isolate the gateway's own costs.
-          {
-            ...shaping.runner,
-            sessionFactory: basicSessionFactory((id) => join(config.home, "sessions", "gateway", id)),
-          }
-        : shaping.runner,
   });
-  attachGatewayShaping(server.core, shaping);
-  await shaping.gatewayStarted(server.port);
-  return server;
 }
 
 async function call(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, ["expect-final", "json", "help"]);
+  const args = parseArgs(argv, { switches: ["expect-final", "json"], values: ["params", "url", "token", "timeout"] });
   const method = args.positional[0];
   if (!method) {
     process.stderr.write("tiller gateway call: missing <method>\n");
@@ -115,7 +79,18 @@ async function call(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** `tiller gateway …`; resolves with the exit code (2 for bad usage, naming the flag). */
 export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`tiller gateway: ${err.message} (see tiller gateway --help)\n`);
+    return 2;
+  }
+}
+
+async function run(argv: readonly string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h") || argv[0] === "help") {
     process.stdout.write(`${HELP}\n`);
     return 0;
@@ -125,7 +100,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`tiller gateway: unknown command "${argv[0]}"\n${HELP}\n`);
     return 2;
   }
-  const server = await startGateway(argv[0] === "run" || argv[0] === "start" ? argv.slice(1) : argv);
+  const server = await startFromArgs(argv[0] === "run" || argv[0] === "start" ? argv.slice(1) : argv);
   process.stdout.write(`listening ${server.url}\n`);
   if (server.core.models.isOffline) {
     process.stdout.write(
@@ -139,15 +114,12 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** Ctrl-C / SIGTERM: let plugins see gateway_stop, close every connection and run, then exit 0. */
-export function stopOnSignals(server: Awaited<ReturnType<typeof startGateway>>): void {
+export function stopOnSignals(server: GatewayServer): void {
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    const shaping = gatewayShapingOf(server.core);
-    void (shaping ? shaping.gatewayStopping("signal") : Promise.resolve())
-      .then(() => server.close())
-      .then(() => process.exit(0));
+    void server.close("signal").then(() => process.exit(0));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

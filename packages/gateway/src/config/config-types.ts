@@ -1,8 +1,10 @@
+import type { DROP_POLICIES, QUEUE_MODES, THINKING_SETTINGS } from "../protocol/schema/sessions.js";
+
 /** Queue modes for a message that reaches a session whose run is still active. */
-export type QueueMode = "steer" | "followup" | "collect" | "interrupt";
+export type QueueMode = (typeof QUEUE_MODES)[number];
 /** What happens when a session's pending queue is over its cap. */
-export type QueueDropPolicy = "old" | "new" | "summarize";
-export type ThinkingSetting = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export type QueueDropPolicy = (typeof DROP_POLICIES)[number];
+export type ThinkingSetting = (typeof THINKING_SETTINGS)[number];
 
 export interface QueueSettings {
   mode: QueueMode;
@@ -61,6 +63,4 @@ export interface TillerConfig {
 
 export const DEFAULT_PORT = 18789;
 export const DEFAULT_TIMEOUT_SECONDS = 48 * 60 * 60;
-export const QUEUE_MODES: readonly QueueMode[] = ["steer", "followup", "collect", "interrupt"];
-export const DROP_POLICIES: readonly QueueDropPolicy[] = ["old", "new", "summarize"];
-export const THINKING_SETTINGS: readonly ThinkingSetting[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+export { DROP_POLICIES, QUEUE_MODES, THINKING_SETTINGS } from "../protocol/schema/sessions.js";

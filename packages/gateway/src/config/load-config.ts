@@ -1,19 +1,16 @@
 /**
- * Loads $TILLER_HOME/tiller.json (JSON with comments), validates it and fills defaults. Every error names
- * the file and the dotted key, e.g. `tiller.json: gateway.port: expected an integer 0..65535, got "x"`.
+ * Loads $TILLER_HOME/tiller.json (JSON with comments), validates it against its schema (config-schema.ts) and
+ * fills defaults. Every error names the file and the dotted key, e.g.
+ * `tiller.json: gateway.port: expected an integer 0..65535, got "x"`.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import {
-  type AgentEntry,
-  DEFAULT_PORT,
-  DEFAULT_TIMEOUT_SECONDS,
-  DROP_POLICIES,
-  QUEUE_MODES,
-  THINKING_SETTINGS,
-  type TillerConfig,
-} from "./config-types.js";
+import type { Static } from "typebox";
+import { compileSchema } from "../protocol/schema/validate.js";
+import type { ModelSettingSchema } from "./config-schema.js";
+import { TillerConfigSchema } from "./config-schema.js";
+import { type AgentEntry, DEFAULT_PORT, DEFAULT_TIMEOUT_SECONDS, type TillerConfig } from "./config-types.js";
 import { ConfigError, parseJsonc } from "./jsonc.js";
 
 /** $TILLER_HOME, else ~/.tiller: the same home the CLI uses. */
@@ -22,145 +19,57 @@ export function resolveTillerHome(env: NodeJS.ProcessEnv = process.env): string 
   return resolve(home ? home : join(homedir(), ".tiller"));
 }
 
-type Obj = Record<string, unknown>;
+const CONFIG = compileSchema(TillerConfigSchema);
 
-class Reader {
-  constructor(private readonly file: string) {}
-  fail(key: string, expected: string, got: unknown): never {
-    throw new ConfigError(`${this.file}: ${key}: expected ${expected}, got ${JSON.stringify(got)}`);
-  }
-  section(obj: Obj, key: string, path: string): Obj {
-    const v = obj[key];
-    if (v === undefined) return {};
-    if (v === null || typeof v !== "object" || Array.isArray(v)) this.fail(path, "an object", v);
-    return v as Obj;
-  }
-  strict(obj: Obj, path: string, allowed: readonly string[]): void {
-    for (const key of Object.keys(obj)) {
-      if (!allowed.includes(key)) {
-        throw new ConfigError(`${this.file}: ${path}.${key}: unknown key (allowed: ${allowed.join(", ")})`);
-      }
-    }
-  }
-  int(obj: Obj, key: string, path: string, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-    const v = obj[key];
-    if (v === undefined) return def;
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
-      this.fail(path, `an integer ${min}..${max === Number.MAX_SAFE_INTEGER ? "" : max}`, v);
-    }
-    return v;
-  }
-  str(obj: Obj, key: string, path: string, def: string): string {
-    const v = obj[key];
-    if (v === undefined) return def;
-    if (typeof v !== "string") this.fail(path, "a string", v);
-    return v;
-  }
-  optStr(obj: Obj, key: string, path: string): string | undefined {
-    const v = obj[key];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== "string" || v.length === 0) this.fail(path, "a non-empty string", v);
-    return v;
-  }
-  bool(obj: Obj, key: string, path: string, def: boolean): boolean {
-    const v = obj[key];
-    if (v === undefined) return def;
-    if (typeof v !== "boolean") this.fail(path, "true or false", v);
-    return v;
-  }
-  oneOf<T extends string>(obj: Obj, key: string, path: string, def: T, values: readonly T[]): T {
-    const v = obj[key];
-    if (v === undefined) return def;
-    if (typeof v !== "string" || !values.includes(v as T)) this.fail(path, `one of ${values.join(" | ")}`, v);
-    return v as T;
-  }
+/** The ConfigError for the first thing wrong in the file, naming the file and the dotted key. */
+function configError(file: string, input: unknown): ConfigError {
+  const issue = CONFIG.issue(input);
+  if (!issue) return new ConfigError(`${file}: invalid`);
+  const key = issue.path || "(root)";
+  if (issue.kind === "unknown_key") return new ConfigError(`${file}: ${key}: unknown key (allowed: ${issue.expected})`);
+  return new ConfigError(`${file}: ${key}: expected ${issue.expected}, got ${JSON.stringify(issue.got)}`);
 }
 
 /** agents.defaults.model: "provider/id", or {primary: "provider/id", fallbacks: ["provider/id", …]}. */
-function readModelSetting(r: Reader, defaults: Obj): { model: string; modelFallbacks: string[] } {
-  const v = defaults.model;
-  if (v === undefined || typeof v === "string") {
-    return { model: r.str(defaults, "model", "agents.defaults.model", ""), modelFallbacks: [] };
-  }
-  const path = "agents.defaults.model";
-  if (v === null || typeof v !== "object" || Array.isArray(v))
-    r.fail(path, '"provider/model" or {primary, fallbacks}', v);
-  const o = v as Obj;
-  r.strict(o, path, ["primary", "fallbacks"]);
-  const fb = o.fallbacks;
-  if (fb !== undefined && !Array.isArray(fb)) r.fail(`${path}.fallbacks`, 'an array of "provider/model" strings', fb);
-  const modelFallbacks = ((fb as unknown[] | undefined) ?? []).map((x, i) => {
-    if (typeof x !== "string" || !x.trim()) r.fail(`${path}.fallbacks[${i}]`, 'a "provider/model" string', x);
-    return x.trim();
-  });
-  return { model: r.str(o, "primary", `${path}.primary`, ""), modelFallbacks };
+function modelSetting(v: Static<typeof ModelSettingSchema> | undefined): { model: string; modelFallbacks: string[] } {
+  if (v === undefined || typeof v === "string") return { model: v ?? "", modelFallbacks: [] };
+  return { model: v.primary ?? "", modelFallbacks: (v.fallbacks ?? []).map((x) => x.trim()) };
 }
 
-/** Validates a parsed config object (exported for tests and for `config.*` style callers). */
+/** Validates a parsed config object against the tiller.json schema and fills the defaults. Throws ConfigError. */
 export function validateConfig(input: unknown, home: string, file = "tiller.json"): TillerConfig {
-  const r = new Reader(file);
-  if (input === null || typeof input !== "object" || Array.isArray(input)) r.fail("(root)", "an object", input);
-  const root = input as Obj;
-
-  const gw = r.section(root, "gateway", "gateway");
-  r.strict(gw, "gateway", ["port", "bind", "auth", "maxPayloadBytes", "maxBufferedBytes", "tickIntervalMs"]);
-  const auth = r.section(gw, "auth", "gateway.auth");
-  r.strict(auth, "gateway.auth", ["token", "password", "mode"]);
-
-  const agents = r.section(root, "agents", "agents");
-  const defaults = r.section(agents, "defaults", "agents.defaults");
-  const listRaw = agents.list;
-  if (listRaw !== undefined && !Array.isArray(listRaw)) r.fail("agents.list", "an array", listRaw);
-  const list: AgentEntry[] = [];
-  for (const [i, item] of ((listRaw as unknown[] | undefined) ?? []).entries()) {
-    const path = `agents.list[${i}]`;
-    if (item === null || typeof item !== "object" || Array.isArray(item)) r.fail(path, "an object", item);
-    const o = item as Obj;
-    const id = r.optStr(o, "id", `${path}.id`) ?? "";
-    if (!/^[a-z0-9][a-z0-9_-]*$/i.test(id)) r.fail(`${path}.id`, "an id of letters, digits, - or _", o.id);
-    list.push({
-      id,
-      name: r.optStr(o, "name", `${path}.name`),
-      model: r.optStr(o, "model", `${path}.model`),
-      workspace: r.optStr(o, "workspace", `${path}.workspace`),
-    });
-  }
+  if (!CONFIG.check(input)) throw configError(file, input);
+  const root = input;
+  const gw = root.gateway ?? {};
+  const defaults = root.agents?.defaults ?? {};
+  const queue = root.messages?.queue ?? {};
+  const list: AgentEntry[] = (root.agents?.list ?? []).map((a) => ({
+    id: a.id,
+    name: a.name,
+    model: a.model,
+    workspace: a.workspace,
+  }));
   if (list.length === 0) list.push({ id: "main", name: "main" });
-
-  const messages = r.section(root, "messages", "messages");
-  const queue = r.section(messages, "queue", "messages.queue");
-  r.strict(queue, "messages.queue", ["mode", "debounceMs", "cap", "drop"]);
-
-  const workspace = r.str(defaults, "workspace", "agents.defaults.workspace", join(home, "workspace"));
+  const workspace = defaults.workspace ?? join(home, "workspace");
   return {
     home,
     gateway: {
-      port: r.int(gw, "port", "gateway.port", DEFAULT_PORT, 0, 65535),
-      bind: r.str(gw, "bind", "gateway.bind", "127.0.0.1"),
-      auth: {
-        token: r.optStr(auth, "token", "gateway.auth.token"),
-        password: r.optStr(auth, "password", "gateway.auth.password"),
-      },
-      maxPayloadBytes: r.int(gw, "maxPayloadBytes", "gateway.maxPayloadBytes", 25 * 1024 * 1024, 1024),
-      maxBufferedBytes: r.int(gw, "maxBufferedBytes", "gateway.maxBufferedBytes", 50 * 1024 * 1024, 1024),
-      tickIntervalMs: r.int(gw, "tickIntervalMs", "gateway.tickIntervalMs", 30_000, 10),
+      port: gw.port ?? DEFAULT_PORT,
+      bind: gw.bind ?? "127.0.0.1",
+      auth: { token: gw.auth?.token ?? undefined, password: gw.auth?.password ?? undefined },
+      maxPayloadBytes: gw.maxPayloadBytes ?? 25 * 1024 * 1024,
+      maxBufferedBytes: gw.maxBufferedBytes ?? 50 * 1024 * 1024,
+      tickIntervalMs: gw.tickIntervalMs ?? 30_000,
     },
     agents: {
       defaults: {
-        ...readModelSetting(r, defaults),
-        thinking: r.oneOf(defaults, "thinking", "agents.defaults.thinking", "off", THINKING_SETTINGS),
-        verbose: r.bool(defaults, "verbose", "agents.defaults.verbose", false),
-        timeoutSeconds: r.int(defaults, "timeoutSeconds", "agents.defaults.timeoutSeconds", DEFAULT_TIMEOUT_SECONDS, 1),
-        maxConcurrent: r.int(defaults, "maxConcurrent", "agents.defaults.maxConcurrent", 4, 1, 10_000),
-        subagentMaxConcurrent: r.int(
-          defaults,
-          "subagentMaxConcurrent",
-          "agents.defaults.subagentMaxConcurrent",
-          8,
-          1,
-          10_000,
-        ),
-        cronMaxConcurrent: r.int(defaults, "cronMaxConcurrent", "agents.defaults.cronMaxConcurrent", 1, 1, 10_000),
+        ...modelSetting(defaults.model),
+        thinking: defaults.thinking ?? "off",
+        verbose: defaults.verbose ?? false,
+        timeoutSeconds: defaults.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+        maxConcurrent: defaults.maxConcurrent ?? 4,
+        subagentMaxConcurrent: defaults.subagentMaxConcurrent ?? 8,
+        cronMaxConcurrent: defaults.cronMaxConcurrent ?? 1,
         workspace: resolve(home, workspace),
       },
       list,
@@ -168,13 +77,13 @@ export function validateConfig(input: unknown, home: string, file = "tiller.json
     },
     messages: {
       queue: {
-        mode: r.oneOf(queue, "mode", "messages.queue.mode", "steer", QUEUE_MODES),
-        debounceMs: r.int(queue, "debounceMs", "messages.queue.debounceMs", 500, 0, 600_000),
-        cap: r.int(queue, "cap", "messages.queue.cap", 20, 1, 10_000),
-        drop: r.oneOf(queue, "drop", "messages.queue.drop", "summarize", DROP_POLICIES),
+        mode: queue.mode ?? "steer",
+        debounceMs: queue.debounceMs ?? 500,
+        cap: queue.cap ?? 20,
+        drop: queue.drop ?? "summarize",
       },
     },
-    raw: root,
+    raw: root as Record<string, unknown>,
   };
 }
 

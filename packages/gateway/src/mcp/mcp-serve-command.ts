@@ -10,7 +10,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { gatewayUrl, int, parseArgs, str } from "../cli/args.js";
+import { gatewayUrl, int, parseArgs, str, UsageError } from "../cli/args.js";
 import { isEntryPoint } from "../cli/entry.js";
 import { loadConfig, resolveTillerHome } from "../config/load-config.js";
 import { GatewayLink } from "./gateway-link.js";
@@ -71,8 +71,19 @@ async function serveHttp(link: GatewayLink, port: number, bind: string, token: s
   return () => new Promise((r) => http.close(() => r()));
 }
 
+/** `tiller mcp …`; resolves with the exit code (2 for bad usage, naming the flag). */
 export async function main(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, ["help"]);
+  try {
+    return await run(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`tiller mcp: ${err.message} (see tiller mcp --help)\n`);
+    return 2;
+  }
+}
+
+async function run(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, { switches: [], values: ["http", "http-token", "token", "url", "bind"] });
   if (args.flags.has("help") || args.positional[0] !== "serve") {
     (args.flags.has("help") ? process.stdout : process.stderr).write(`${HELP}\n`);
     return args.flags.has("help") ? 0 : 2;

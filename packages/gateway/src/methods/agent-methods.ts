@@ -4,49 +4,18 @@
  * The same idempotencyKey never starts a second run: a retry gets the first run's answer(s).
  */
 import { GatewayError } from "../protocol/frames.js";
-import { validateParams } from "../protocol/params.js";
+import type { AgentFinal, AgentParams, AgentResult } from "../protocol/schema/agent.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
 import { normalizeSessionKey } from "../store/session-keys.js";
-import { handleSlashCommand } from "./commands.js";
-import type { MethodContext, MethodTable } from "./method-types.js";
-
-export interface AgentParams {
-  message: string;
-  idempotencyKey: string;
-  agentId?: string;
-  sessionKey?: string;
-  sessionId?: string;
-  model?: string;
-  provider?: string;
-  thinking?: string;
-  timeout?: number;
-  extraSystemPrompt?: string;
-  label?: string;
-  lane?: string;
-}
-
-const AGENT_SPEC = {
-  message: { type: "string", required: true, nonEmpty: true },
-  idempotencyKey: { type: "string", required: true, nonEmpty: true, max: 200 },
-  agentId: { type: "string", nonEmpty: true },
-  sessionKey: { type: "string" },
-  sessionId: { type: "string" },
-  model: { type: "string" },
-  provider: { type: "string" },
-  thinking: { type: "string" },
-  timeout: { type: "integer", min: 0 },
-  extraSystemPrompt: { type: "string" },
-  label: { type: "string", max: 100 },
-  lane: { type: "string" },
-  deliver: { type: "boolean" },
-} as const;
+import { acceptMessage } from "./accept-message.js";
+import { defineMethod, type MethodContext, type MethodDef } from "./method-types.js";
 
 /** The final payload of a run, as the second `agent` response carries it. */
-export function finalPayload(runId: string, o: RunOutcome): Record<string, unknown> {
+export function finalPayload(runId: string, o: RunOutcome): AgentFinal {
   return {
     runId,
-    status: o.status === "ok" ? "ok" : "error",
+    status: o.status === "ok" ? "ok" : o.status === "timeout" ? "timeout" : "error",
     summary: o.summary,
     result: o.result,
     ...(o.status !== "ok" ? { error: { kind: o.status, message: o.error ?? o.summary } } : {}),
@@ -77,15 +46,20 @@ export function resolveSessionKey(core: GatewayCore, p: { sessionKey?: string; s
 }
 
 /** Sends the accepted ack now and the final answer when the run ends (also for a deduped retry). */
-function answerTwice(ctx: MethodContext, runId: string, sessionKey: string, acceptedAt: number): void {
+function answerTwice(
+  ctx: MethodContext<AgentParams, AgentResult>,
+  runId: string,
+  sessionKey: string,
+  acceptedAt: number,
+): void {
   const { core } = ctx;
   ctx.respond({ runId, status: "accepted", acceptedAt, sessionKey });
   void core.runs.whenDone(runId).then((o) => ctx.respond(finalPayload(runId, o)));
 }
 
-async function agent(ctx: MethodContext): Promise<unknown> {
+async function agent(ctx: MethodContext<AgentParams, AgentResult>): Promise<undefined> {
   const { core } = ctx;
-  const p = validateParams<AgentParams>("agent", ctx.params, AGENT_SPEC);
+  const p = ctx.params;
   const runId = p.idempotencyKey;
   const existing = core.runs.get(runId);
   if (existing) {
@@ -100,9 +74,12 @@ async function agent(ctx: MethodContext): Promise<unknown> {
     if (old.status !== "accepted" && old.status !== "running") {
       ctx.respond({
         runId,
-        status: old.status === "ok" ? "ok" : "error",
+        status: old.status === "ok" ? "ok" : old.status === "timeout" ? "timeout" : "error",
         summary: old.summary ?? old.status,
-        result: old.result ?? { payloads: [], meta: {} },
+        result: (old.result as AgentFinal["result"] | undefined) ?? {
+          payloads: [],
+          meta: { durationMs: 0, agentMeta: { sessionId: "", provider: "", model: "" } },
+        },
         cached: true,
       });
     }
@@ -110,22 +87,15 @@ async function agent(ctx: MethodContext): Promise<unknown> {
   }
   const session = resolveSessionKey(core, p);
   const acceptedAt = Date.now();
-  ctx.conn.subscribe(session.key);
-  const command = await handleSlashCommand(core, session.key, session.agentId, p.message);
-  if (command) {
-    core.runs.accept(baseRequest(p, session, acceptedAt));
-    core.runs.finish(runId, command);
-    answerTwice(ctx, runId, session.key, acceptedAt);
-    return undefined;
-  }
   const req = baseRequest(p, session, acceptedAt);
   if (p.label) core.store.ensure(session.key, session.agentId);
-  // Ack before submit: a free lane starts the run inside submit, and its first event must not beat the ack
-  // (the reference's order; a client learns the run from the ack).
-  ctx.respond({ runId, status: "accepted", acceptedAt, sessionKey: session.key });
-  core.submit(req);
-  if (p.label) core.store.patch(session.key, { label: p.label });
-  void core.runs.whenDone(runId).then((o) => ctx.respond(finalPayload(runId, o)));
+  await acceptMessage(core, ctx.conn, req, {
+    ack: () => ctx.respond({ runId, status: "accepted", acceptedAt, sessionKey: session.key }),
+    end: (o) => ctx.respond(finalPayload(runId, o)),
+    afterSubmit: () => {
+      if (p.label) core.store.patch(session.key, { label: p.label });
+    },
+  });
   return undefined;
 }
 
@@ -147,15 +117,7 @@ function baseRequest(p: AgentParams, session: { key: string; agentId: string }, 
   };
 }
 
-async function agentWait(ctx: MethodContext): Promise<unknown> {
-  const p = validateParams<{ runId: string; timeoutMs?: number }>("agent.wait", ctx.params, {
-    runId: { type: "string", required: true, nonEmpty: true },
-    timeoutMs: { type: "integer", min: 0, max: 24 * 60 * 60 * 1000 },
-  });
-  return ctx.core.runs.wait(p.runId, p.timeoutMs ?? 30_000);
-}
-
-export const agentMethods: MethodTable = {
-  agent: { scope: "operator.write", handler: agent },
-  "agent.wait": { scope: "operator.read", handler: agentWait },
-};
+export const agentMethods: MethodDef[] = [
+  defineMethod("agent", agent),
+  defineMethod("agent.wait", (ctx) => ctx.core.runs.wait(ctx.params.runId, ctx.params.timeoutMs ?? 30_000)),
+];

@@ -5,27 +5,15 @@
 import { existsSync } from "node:fs";
 import type { AgentMessage } from "@tiller/agent";
 import { SessionManager } from "@tiller/coding-agent";
-import { validateParams } from "../protocol/params.js";
+import type { ChatSendParams, ChatSendResult, HistoryMessage } from "../protocol/schema/chat.js";
 import type { RunRequest } from "../run/run-types.js";
+import { acceptMessage } from "./accept-message.js";
 import { resolveSessionKey } from "./agent-methods.js";
-import { handleSlashCommand } from "./commands.js";
-import type { MethodContext, MethodTable } from "./method-types.js";
+import { defineMethod, type MethodContext, type MethodDef } from "./method-types.js";
 
-async function chatSend(ctx: MethodContext): Promise<unknown> {
+async function chatSend(ctx: MethodContext<ChatSendParams, ChatSendResult>): Promise<ChatSendResult | undefined> {
   const { core } = ctx;
-  const p = validateParams<{
-    sessionKey: string;
-    message: string;
-    idempotencyKey: string;
-    thinking?: string;
-    timeoutMs?: number;
-  }>("chat.send", ctx.params, {
-    sessionKey: { type: "string", required: true, nonEmpty: true },
-    message: { type: "string", required: true, nonEmpty: true },
-    idempotencyKey: { type: "string", required: true, nonEmpty: true, max: 200 },
-    thinking: { type: "string" },
-    timeoutMs: { type: "integer", min: 0 },
-  });
+  const p = ctx.params;
   const runId = p.idempotencyKey;
   const existing = core.runs.get(runId);
   if (existing && existing.status !== "done") return { runId, status: "in_flight", cached: true };
@@ -34,49 +22,33 @@ async function chatSend(ctx: MethodContext): Promise<unknown> {
     return { runId, status: o ? (o.status === "ok" ? "ok" : "error") : "done", cached: true };
   }
   const session = resolveSessionKey(core, { sessionKey: p.sessionKey });
-  ctx.conn.subscribe(session.key);
-  const acceptedAt = Date.now();
   const req: RunRequest = {
     runId,
     sessionKey: session.key,
     agentId: session.agentId,
     message: p.message,
-    acceptedAt,
+    acceptedAt: Date.now(),
     thinking: p.thinking,
     timeoutMs: p.timeoutMs,
     source: "chat",
   };
-  const command = await handleSlashCommand(core, session.key, session.agentId, p.message);
-  if (command) {
-    core.runs.accept(req);
-    core.runs.finish(runId, command);
-    ctx.respond({ runId, status: "started" });
-  } else {
-    // Answer before submit: a free lane starts the run inside submit and its events must not beat this answer.
-    ctx.respond({ runId, status: "started" });
-    core.submit(req);
-  }
-  void core.runs
-    .whenDone(runId)
-    .then((o) => ctx.respond({ runId, status: o.status === "ok" ? "ok" : "error", summary: o.summary }));
+  await acceptMessage(core, ctx.conn, req, {
+    ack: () => ctx.respond({ runId, status: "started" }),
+    end: (o) =>
+      ctx.respond({
+        runId,
+        status: o.status === "ok" ? "ok" : o.status === "timeout" ? "timeout" : "error",
+        summary: o.summary,
+      }),
+  });
   return undefined;
 }
 
-interface HistoryMessage {
-  role: string;
-  content: unknown;
-  timestamp?: number;
-  stopReason?: string;
-}
-
-async function chatHistory(ctx: MethodContext): Promise<unknown> {
+const chatHistory = defineMethod("chat.history", (ctx) => {
   const { core } = ctx;
-  const p = validateParams<{ sessionKey: string; limit?: number }>("chat.history", ctx.params, {
-    sessionKey: { type: "string", required: true, nonEmpty: true },
-    limit: { type: "integer", min: 1, max: 1000 },
-  });
+  const p = ctx.params;
   const session = resolveSessionKey(core, { sessionKey: p.sessionKey });
-  ctx.conn.subscribe(session.key);
+  ctx.conn.touch(session.key);
   const entry = core.store.get(session.key);
   const limit = p.limit ?? 200;
   let messages: HistoryMessage[] = [];
@@ -99,20 +71,13 @@ async function chatHistory(ctx: MethodContext): Promise<unknown> {
     }
   }
   return { sessionKey: session.key, sessionId: entry?.sessionId, messages };
-}
+});
 
-function chatAbort(ctx: MethodContext): unknown {
-  const p = validateParams<{ sessionKey: string; runId?: string }>("chat.abort", ctx.params, {
-    sessionKey: { type: "string", required: true, nonEmpty: true },
-    runId: { type: "string" },
-  });
+const chatAbort = defineMethod("chat.abort", (ctx) => {
+  const p = ctx.params;
   const session = resolveSessionKey(ctx.core, { sessionKey: p.sessionKey });
   const runIds = ctx.core.queues.abort(session.key, p.runId || undefined);
   return { ok: true, aborted: runIds.length > 0, runIds };
-}
+});
 
-export const chatMethods: MethodTable = {
-  "chat.send": { scope: "operator.write", handler: chatSend },
-  "chat.history": { scope: "operator.read", handler: chatHistory },
-  "chat.abort": { scope: "operator.write", handler: chatAbort },
-};
+export const chatMethods: MethodDef[] = [defineMethod("chat.send", chatSend), chatHistory, chatAbort];

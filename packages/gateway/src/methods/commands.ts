@@ -1,10 +1,10 @@
 /**
- * Slash commands handled by the gateway itself, without a model turn: /stop (abort the active run),
+ * Slash commands handled by the gateway itself, without a model turn: /status (model, tokens, queue of the
+ * session), /stop (abort the active run),
  * /queue <mode> [debounce:2s] [cap:N] [drop:old|new|summarize] and /queue default (per-session queue
  * settings), /new and /reset (a fresh session id). Each answers like a run with one text payload.
  */
 import { DROP_POLICIES, QUEUE_MODES, type QueueDropPolicy, type QueueMode } from "../config/config-types.js";
-import { gatewayShapingOf } from "../plugins/gateway-extensions.js";
 import type { RunOutcome } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
 
@@ -43,7 +43,7 @@ export async function handleSlashCommand(
   switch (cmd.toLowerCase()) {
     case "/stop": {
       const ids = core.queues.abort(sessionKey);
-      const extra = (await gatewayShapingOf(core)?.runCommandHooks("stop", sessionKey)) ?? [];
+      const extra = (await core.shaping?.runCommandHooks("stop", sessionKey)) ?? [];
       return reply([ids.length > 0 ? "Stopped." : "Nothing to stop.", ...extra].join("\n\n"));
     }
     case "/new":
@@ -52,10 +52,11 @@ export async function handleSlashCommand(
       const previous = core.store.ensure(sessionKey, agentId);
       const entry = core.store.reset(sessionKey);
       // Command hooks (command:new / command:reset) and the plugins' session_end of the session that ended.
-      const extra =
-        (await gatewayShapingOf(core)?.runCommandHooks(cmd.slice(1).toLowerCase(), sessionKey, previous)) ?? [];
+      const extra = (await core.shaping?.runCommandHooks(cmd.slice(1).toLowerCase(), sessionKey, previous)) ?? [];
       return reply([`New session started (${entry?.sessionId ?? "?"}).`, ...extra].join("\n\n"));
     }
+    case "/status":
+      return reply(statusText(core, sessionKey, agentId));
     case "/queue": {
       core.store.ensure(sessionKey, agentId);
       const first = (args[0] ?? "").toLowerCase();
@@ -91,4 +92,26 @@ export async function handleSlashCommand(
     default:
       return undefined;
   }
+}
+
+function compactNumber(n: number): string {
+  return n >= 1000 ? `${Math.round(n / 100) / 10}k` : String(n);
+}
+
+/** `/status`: the session's model, token counters, queue and run state, as one reply. */
+function statusText(core: GatewayCore, sessionKey: string, agentId: string): string {
+  const entry = core.store.get(sessionKey);
+  const agent = core.config.agents.list.find((a) => a.id === agentId);
+  const resolved = core.models.resolve(entry?.model ?? agent?.model) ?? core.models.resolve(undefined);
+  const thinking = entry?.thinking ?? core.config.agents.defaults.thinking;
+  const q = core.queueSettings(sessionKey);
+  const active = core.queues.active(sessionKey);
+  const window = resolved?.model.contextWindow;
+  return [
+    `Session: ${sessionKey}${entry ? ` (${entry.sessionId})` : ""}`,
+    `Model: ${resolved?.ref ?? core.models.defaultRef} · thinking ${thinking}`,
+    `Tokens: ${compactNumber(entry?.inputTokens ?? 0)} in / ${compactNumber(entry?.outputTokens ?? 0)} out · context ${compactNumber(entry?.contextTokens ?? 0)}${window ? `/${compactNumber(window)}` : ""}`,
+    `Queue: ${q.mode} (debounce ${q.debounceMs}ms, cap ${q.cap}, drop ${q.drop}) · ${core.queues.pendingCount(sessionKey)} waiting`,
+    `Run: ${active && !active.finished ? `active (${active.runId})` : "idle"} · compactions ${entry?.compactionCount ?? 0}`,
+  ].join("\n");
 }

@@ -1,12 +1,13 @@
 /** Every method the gateway serves, by name. */
 import { agentMethods } from "./agent-methods.js";
 import { chatMethods } from "./chat-methods.js";
-import type { MethodTable } from "./method-types.js";
+import { type MethodTable, methodTable } from "./method-types.js";
 import { sessionsMethods } from "./sessions-methods.js";
 import { systemMethods } from "./system-methods.js";
 
 export function builtinMethods(): MethodTable {
-  return { ...systemMethods, ...agentMethods, ...chatMethods, ...sessionsMethods };
+  return methodTable([...systemMethods, ...agentMethods, ...chatMethods, ...sessionsMethods]);
 }
 
 export type { MethodContext, MethodDef, MethodHandler, MethodTable } from "./method-types.js";
+export { defineCustomMethod, defineMethod, methodTable } from "./method-types.js";

@@ -1,23 +1,34 @@
-/** sessions.list / reset / delete / compact / patch / subscribe over the SQLite session index. */
+/**
+ * sessions.list / describe / reset / delete / compact / patch / subscribe and sessions.messages.(un)subscribe
+ * over the SQLite session index.
+ */
 import { existsSync, renameSync } from "node:fs";
-import { DROP_POLICIES, QUEUE_MODES, THINKING_SETTINGS } from "../config/config-types.js";
 import { GatewayError } from "../protocol/frames.js";
-import { validateParams } from "../protocol/params.js";
+import type { SessionKeyParams, SessionRow } from "../protocol/schema/sessions.js";
 import type { GatewayCore } from "../server/gateway-core.js";
 import type { SessionEntry } from "../store/session-store.js";
 import { resolveSessionKey } from "./agent-methods.js";
-import type { MethodContext, MethodTable } from "./method-types.js";
+import { defineMethod, type MethodDef } from "./method-types.js";
+
+/** The model a session runs on: its override, else its agent's model, else the default. */
+function sessionModel(core: GatewayCore, s: Pick<SessionEntry, "model" | "agentId">) {
+  const agent = core.config.agents.list.find((a) => a.id === s.agentId);
+  return core.models.resolve(s.model ?? agent?.model) ?? core.models.resolve(undefined);
+}
 
 /** A session row as clients see it (names follow the reference's SessionEntry). */
-export function sessionView(core: GatewayCore, s: SessionEntry): Record<string, unknown> {
+export function sessionView(core: GatewayCore, s: SessionEntry): SessionRow {
   const active = core.queues.active(s.key);
+  const model = sessionModel(core, s)?.model;
   return {
     key: s.key,
     agentId: s.agentId,
     sessionId: s.sessionId,
     sessionFile: s.sessionFile || undefined,
     label: s.label,
-    model: s.model,
+    modelProvider: model?.provider,
+    model: model?.id,
+    modelOverride: s.model,
     thinkingLevel: s.thinking,
     verboseLevel: s.verbose === undefined ? undefined : s.verbose ? "on" : "off",
     queueMode: s.queueMode,
@@ -26,8 +37,10 @@ export function sessionView(core: GatewayCore, s: SessionEntry): Record<string, 
     queueDrop: s.queueDrop,
     inputTokens: s.inputTokens,
     outputTokens: s.outputTokens,
-    totalTokens: s.totalTokens,
-    contextTokens: s.contextTokens,
+    // The reference's meaning: tokens in the context now (the last run's prompt + reply) over the window.
+    totalTokens: s.contextTokens,
+    totalTokensFresh: s.lastRunId !== undefined,
+    contextTokens: model?.contextWindow,
     compactionCount: s.compactionCount,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
@@ -37,12 +50,8 @@ export function sessionView(core: GatewayCore, s: SessionEntry): Record<string, 
   };
 }
 
-/** The session named by `key` (or `sessionKey`). `create`: make it when absent (patching before a first message). */
-function keyParam(ctx: MethodContext, method: string, create = false): { key: string; entry: SessionEntry } {
-  const p = validateParams<{ key?: string; sessionKey?: string }>(method, ctx.params, {
-    key: { type: "string", nonEmpty: true },
-    sessionKey: { type: "string", nonEmpty: true },
-  });
+/** The session named by `key` (or `sessionKey`), resolved to its full key. */
+function keyOf(core: GatewayCore, method: string, p: SessionKeyParams): { key: string; agentId: string } {
   const raw = p.key ?? p.sessionKey;
   if (!raw) {
     throw new GatewayError("INVALID_REQUEST", `invalid ${method} params: key: required non-empty string`, {
@@ -50,107 +59,83 @@ function keyParam(ctx: MethodContext, method: string, create = false): { key: st
       key: "key",
     });
   }
-  const { key, agentId } = resolveSessionKey(ctx.core, { sessionKey: raw });
-  const entry = create ? ctx.core.store.ensure(key, agentId) : ctx.core.store.get(key);
+  const { key, agentId } = resolveSessionKey(core, { sessionKey: raw });
+  return { key, agentId };
+}
+
+/** The existing session named by the params. `create`: make it when absent (patching before a first message). */
+function entryOf(core: GatewayCore, method: string, p: SessionKeyParams, create = false) {
+  const { key, agentId } = keyOf(core, method, p);
+  const entry = create ? core.store.ensure(key, agentId) : core.store.get(key);
   if (!entry) throw new GatewayError("INVALID_REQUEST", `unknown session "${key}"`, { code: "SESSION_NOT_FOUND", key });
   return { key, entry };
 }
 
-function list(ctx: MethodContext): unknown {
-  const p = validateParams<{ limit?: number; offset?: number; agentId?: string; label?: string; search?: string }>(
-    "sessions.list",
-    ctx.params,
-    {
-      limit: { type: "integer", min: 1, max: 10_000 },
-      offset: { type: "integer", min: 0 },
-      agentId: { type: "string" },
-      label: { type: "string" },
-      search: { type: "string" },
-    },
-  );
+const list = defineMethod("sessions.list", (ctx) => {
+  const p = ctx.params;
   const { core } = ctx;
   let rows = core.store.list(p.limit ?? 100, p.offset ?? 0);
   if (p.agentId) rows = rows.filter((r) => r.agentId === p.agentId);
   if (p.label) rows = rows.filter((r) => r.label === p.label);
-  if (p.search) rows = rows.filter((r) => r.key.includes(p.search as string) || r.label?.includes(p.search as string));
+  const search = p.search;
+  if (search) rows = rows.filter((r) => r.key.includes(search) || r.label?.includes(search));
+  const def = core.models.resolve(undefined)?.model;
   return {
     ts: Date.now(),
     path: core.store.dir,
     count: core.store.count(),
+    defaults: {
+      modelProvider: def?.provider ?? "",
+      model: def?.id ?? "",
+      ...(def ? { contextTokens: def.contextWindow } : {}),
+    },
     sessions: rows.map((r) => sessionView(core, r)),
   };
-}
+});
 
-function reset(ctx: MethodContext): unknown {
-  const { key } = keyParam(ctx, "sessions.reset");
+const describe = defineMethod("sessions.describe", (ctx) => {
+  const { key } = keyOf(ctx.core, "sessions.describe", ctx.params);
+  const entry = ctx.core.store.get(key);
+  return { session: entry ? sessionView(ctx.core, entry) : null };
+});
+
+const reset = defineMethod("sessions.reset", (ctx) => {
+  const { key } = entryOf(ctx.core, "sessions.reset", ctx.params);
   ctx.core.queues.abort(key);
   const entry = ctx.core.store.reset(key);
   return { ok: true, key, entry: entry ? sessionView(ctx.core, entry) : undefined };
-}
+});
 
-function remove(ctx: MethodContext): unknown {
-  const { key, entry } = keyParam(ctx, "sessions.delete");
-  const p = ctx.params as { deleteTranscript?: boolean };
+const remove = defineMethod("sessions.delete", (ctx) => {
+  const { key, entry } = entryOf(ctx.core, "sessions.delete", ctx.params);
   ctx.core.queues.abort(key);
   ctx.core.store.delete(key);
   let archived: string | undefined;
-  if (p.deleteTranscript !== false && entry.sessionFile && existsSync(entry.sessionFile)) {
+  if (ctx.params.deleteTranscript !== false && entry.sessionFile && existsSync(entry.sessionFile)) {
     archived = `${entry.sessionFile}.deleted.${Date.now()}`;
     renameSync(entry.sessionFile, archived);
   }
   return { ok: true, key, deleted: true, archived };
-}
+});
 
-async function compact(ctx: MethodContext): Promise<unknown> {
-  const { key, entry } = keyParam(ctx, "sessions.compact");
+const compact = defineMethod("sessions.compact", async (ctx) => {
+  const { key, entry } = entryOf(ctx.core, "sessions.compact", ctx.params);
   const active = ctx.core.queues.active(key);
   if (active && !active.finished) {
     throw new GatewayError(
       "UNAVAILABLE",
       `session "${key}" has a run in progress; abort it first`,
-      {
-        code: "SESSION_BUSY",
-      },
+      { code: "SESSION_BUSY" },
       true,
       1000,
     );
   }
   return ctx.core.compactSession(entry);
-}
+});
 
-function patch(ctx: MethodContext): unknown {
-  const { key } = keyParam(ctx, "sessions.patch", true);
-  const p = validateParams<{
-    label?: string | null;
-    model?: string | null;
-    thinkingLevel?: string | null;
-    verboseLevel?: string | null;
-    queueMode?: string | null;
-    queueDebounceMs?: number | null;
-    queueCap?: number | null;
-    queueDrop?: string | null;
-  }>("sessions.patch", ctx.params, {
-    label: { type: "string|null", max: 100 },
-    model: { type: "string|null" },
-    thinkingLevel: { type: "string|null", oneOf: THINKING_SETTINGS },
-    verboseLevel: { type: "string|null", oneOf: ["on", "off", "full"] },
-    queueMode: { type: "string|null", oneOf: QUEUE_MODES },
-    queueDrop: { type: "string|null", oneOf: DROP_POLICIES },
-  });
-  const raw = ctx.params as Record<string, unknown>;
-  for (const k of ["queueDebounceMs", "queueCap"]) {
-    const v = raw[k];
-    if (
-      v !== undefined &&
-      v !== null &&
-      (typeof v !== "number" || !Number.isInteger(v) || v < (k === "queueCap" ? 1 : 0))
-    ) {
-      throw new GatewayError("INVALID_REQUEST", `invalid sessions.patch params: ${k}: expected an integer or null`, {
-        code: "INVALID_PARAMS",
-        key: k,
-      });
-    }
-  }
+const patch = defineMethod("sessions.patch", (ctx) => {
+  const p = ctx.params;
+  const { key } = entryOf(ctx.core, "sessions.patch", p, true);
   if (typeof p.model === "string" && p.model && !ctx.core.models.resolve(p.model)) {
     throw new GatewayError("INVALID_REQUEST", `unknown model "${p.model}" (see models.list)`, {
       code: "INVALID_PARAMS",
@@ -162,30 +147,45 @@ function patch(ctx: MethodContext): unknown {
     model: p.model === "" ? null : p.model,
     thinking: p.thinkingLevel,
     verbose: p.verboseLevel === undefined ? undefined : p.verboseLevel === null ? null : p.verboseLevel !== "off",
-    queueMode: p.queueMode as SessionEntry["queueMode"] | null | undefined,
-    queueDebounceMs: raw.queueDebounceMs as number | null | undefined,
-    queueCap: raw.queueCap as number | null | undefined,
-    queueDrop: p.queueDrop as SessionEntry["queueDrop"] | null | undefined,
+    queueMode: p.queueMode,
+    queueDebounceMs: p.queueDebounceMs,
+    queueCap: p.queueCap,
+    queueDrop: p.queueDrop,
   });
   return { ok: true, key, entry: entry ? sessionView(ctx.core, entry) : undefined };
-}
+});
 
-function subscribe(ctx: MethodContext): unknown {
-  const p = validateParams<{ key?: string }>("sessions.subscribe", ctx.params, { key: { type: "string" } });
-  if (!p.key) {
+const subscribe = defineMethod("sessions.subscribe", (ctx) => {
+  const k = ctx.params.key;
+  if (!k) {
     ctx.conn.subscribeAll();
     return { ok: true, subscribed: "*" };
   }
-  const { key } = resolveSessionKey(ctx.core, { sessionKey: p.key });
+  const { key } = resolveSessionKey(ctx.core, { sessionKey: k });
   ctx.conn.subscribe(key);
   return { ok: true, subscribed: key };
-}
+});
 
-export const sessionsMethods: MethodTable = {
-  "sessions.list": { scope: "operator.read", handler: list },
-  "sessions.reset": { scope: "operator.write", handler: reset },
-  "sessions.delete": { scope: "operator.admin", handler: remove },
-  "sessions.compact": { scope: "operator.write", handler: compact },
-  "sessions.patch": { scope: "operator.write", handler: patch },
-  "sessions.subscribe": { scope: "operator.read", handler: subscribe },
-};
+const messagesSubscribe = defineMethod("sessions.messages.subscribe", (ctx) => {
+  const { key } = resolveSessionKey(ctx.core, { sessionKey: ctx.params.key });
+  ctx.conn.subscribe(key);
+  return { ok: true, subscribed: key };
+});
+
+const messagesUnsubscribe = defineMethod("sessions.messages.unsubscribe", (ctx) => {
+  const { key } = resolveSessionKey(ctx.core, { sessionKey: ctx.params.key });
+  ctx.conn.unsubscribe(key);
+  return { ok: true, unsubscribed: key };
+});
+
+export const sessionsMethods: MethodDef[] = [
+  list,
+  describe,
+  reset,
+  remove,
+  compact,
+  patch,
+  subscribe,
+  messagesSubscribe,
+  messagesUnsubscribe,
+];

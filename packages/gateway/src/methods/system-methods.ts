@@ -2,7 +2,7 @@
 import { openSessionWriterCount } from "@tiller/coding-agent";
 import { SERVER_VERSION } from "../protocol/frames.js";
 import type { SessionEntry } from "../store/session-store.js";
-import type { MethodContext, MethodTable } from "./method-types.js";
+import { defineMethod, type MethodDef } from "./method-types.js";
 
 /** How many recent sessions `health` lists (per agent and overall). */
 const HEALTH_RECENT = 5;
@@ -22,7 +22,7 @@ function recentSessions(entries: readonly SessionEntry[], now: number) {
  * `sessions` (the OpenClaw CLI reads exactly those: without them `openclaw health` printed "Agents: " and
  * "NaNm ago"); `id` stays for Tiller's own clients.
  */
-function health(ctx: MethodContext): unknown {
+const health = defineMethod("health", (ctx) => {
   const started = Date.now();
   const { core } = ctx;
   const { defaultId, list } = core.config.agents;
@@ -56,9 +56,9 @@ function health(ctx: MethodContext): unknown {
     agents,
     sessions,
   };
-}
+});
 
-function status(ctx: MethodContext): unknown {
+const status = defineMethod("status", (ctx) => {
   const { core } = ctx;
   return {
     ok: true,
@@ -80,9 +80,9 @@ function status(ctx: MethodContext): unknown {
     recoveredInterruptedRuns: core.recovered.length,
     mcp: core.mcp?.status() ?? { servers: [], errors: [] },
   };
-}
+});
 
-function agentsList(ctx: MethodContext): unknown {
+const agentsList = defineMethod("agents.list", (ctx) => {
   const a = ctx.core.config.agents;
   return {
     defaultId: a.defaultId,
@@ -91,9 +91,9 @@ function agentsList(ctx: MethodContext): unknown {
     ...(a.list.length === 1 ? { ownership: "sole" } : {}),
     agents: a.list.map((x) => ({ id: x.id, name: x.name ?? x.id, ...(x.model ? { model: x.model } : {}) })),
   };
-}
+});
 
-function modelsList(ctx: MethodContext): unknown {
+const modelsList = defineMethod("models.list", (ctx) => {
   const { models } = ctx.core;
   return {
     defaultModel: models.defaultRef,
@@ -109,11 +109,6 @@ function modelsList(ctx: MethodContext): unknown {
       input: m.input,
     })),
   };
-}
+});
 
-export const systemMethods: MethodTable = {
-  health: { scope: "operator.read", handler: health },
-  status: { scope: "operator.read", handler: status },
-  "agents.list": { scope: "operator.read", handler: agentsList },
-  "models.list": { scope: "operator.read", handler: modelsList },
-};
+export const systemMethods: MethodDef[] = [health, status, agentsList, modelsList];

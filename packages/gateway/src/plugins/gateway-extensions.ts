@@ -1,7 +1,7 @@
 /**
- * One entry point for the gateway process: loads plugins (`$TILLER_HOME/plugins/`, `plugins.load`) and gateway
- * hooks (`$TILLER_HOME/hooks/`), and returns the run extension and (with `tools.enabled`) the tool engine to hand
- * to `GatewayServer.start({ runner })`, plus the gateway lifecycle and command hook calls.
+ * Loads plugins (`$TILLER_HOME/plugins/`, `plugins.load`) and gateway hooks (`$TILLER_HOME/hooks/`), and returns
+ * the run extension and (with `tools.enabled`) the tool engine, plus the gateway lifecycle and command hook
+ * calls. `startGateway` (start-gateway.ts) passes it to the server as `shaping`; the core keeps it.
  *
  * tiller.json keys read here: `tools.enabled` (run tools through the agent loop; default true),
  * `agents.defaults.blockStreaming` ({ minChars, maxChars, breakPreference, break }), `agents.defaults.reasoning`
@@ -41,9 +41,9 @@ export interface GatewayShaping {
   internalHooks: InternalHookRegistry;
   /** MCP servers from `mcp.servers` (connected by `loadGatewayShaping`). */
   mcp: GatewayMcp;
-  /** Pass as `GatewayServer.start({ runner })`. */
+  /** The run extension and (with tools) the engine; `GatewayServer` installs them when given `shaping`. */
   runner: { extensions: RunExtension[]; sessionFactory?: SessionFactory };
-  /** Gives the tool engine and the gateway tools access to the core (call right after the server starts). */
+  /** Gives the tool engine and the gateway tools access to the core; the core calls it when it is built. */
   attach(core: ShapingCoreAccess): void;
   /** gateway_start (plugins) and gateway:startup (hooks). */
   gatewayStarted(port: number): Promise<void>;
@@ -74,19 +74,6 @@ function readBlockStreaming(defaults: Obj): BlockStreamingOptions | undefined {
 export interface LoadGatewayShapingOptions {
   config: TillerConfig;
   log?: (line: string) => void;
-}
-
-const attached = new WeakMap<object, GatewayShaping>();
-
-/** Binds the shaping to a started gateway core, so commands and tools can reach it. */
-export function attachGatewayShaping(core: ShapingCoreAccess, shaping: GatewayShaping): void {
-  shaping.attach(core);
-  attached.set(core, shaping);
-}
-
-/** The shaping attached to `core`, if any (commands use it to run command hooks). */
-export function gatewayShapingOf(core: object): GatewayShaping | undefined {
-  return attached.get(core);
 }
 
 export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Promise<GatewayShaping> {
@@ -153,6 +140,7 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
           return core.store.transcriptDir(agentId);
         },
         hooks,
+        models: () => core?.models.catalog,
       })
     : undefined;
 

@@ -3,8 +3,9 @@
  * seed's hook points:
  *   resolveModel  — message_received, session_start (first run of a session id), before_model_resolve and the
  *                   legacy before_agent_start (provider/model override);
- *   buildPrompt   — workspace (created on first use) and sandbox, skills snapshot (per session id), tools,
- *                   bootstrap files + agent:bootstrap, before_prompt_build, the system prompt; before_agent_reply
+ *   buildPrompt   — the stages of run/stages/ (workspace and sandbox, tools, prompt) around the skills snapshot
+ *                   (per session id): bootstrap files + agent:bootstrap, before_prompt_build, the system prompt;
+ *                   before_agent_reply
  *                   (and `/context`, answered with the prompt report);
  *   wrapModelCall — a claimed turn gets the plugin's synthetic reply instead of a model call;
  *   onEngineEvent — reply shaping of the assistant stream (think tags, directives, NO_REPLY held back), block
@@ -16,20 +17,20 @@ import type { AgentEvent, AgentTool } from "@tiller/agent";
 import { type AssistantMessage, createAssistantMessageEventStream, createEmptyUsage } from "@tiller/ai";
 import type { ModelRegistry } from "../config/models-config.js";
 import type { InternalHookRegistry } from "../hooks/internal-hooks.js";
-import { prepareRunPrompt, runModelHooks } from "../prompt/prepare-run-prompt.js";
+import { runModelHooks } from "../prompt/prepare-run-prompt.js";
 import { type SkillsSnapshot, takeSkillsSnapshot } from "../prompt/skills-snapshot.js";
 import { formatSystemPromptReport, type SystemPromptReport } from "../prompt/system-prompt-builder.js";
 import type { BlockStreamingOptions, ShapedPayload } from "../reply/reply-shaper.js";
 import { ReplyShaper } from "../reply/reply-shaper.js";
 import type { EngineEvent } from "../run/embedded-session.js";
 import type { AgentStream, ModelCall, ReplyPayload, RunContext, RunExtension } from "../run/run-types.js";
-import { buildGatewayToolset } from "../tools/gateway-tool-pipeline.js";
+import { buildRunPrompt } from "../run/stages/prompt-stage.js";
+import { buildRunTools } from "../run/stages/tools-stage.js";
+import { resolveRunWorkspace } from "../run/stages/workspace-stage.js";
 import type { GatewayToolDeps } from "../tools/gateway-tools.js";
 import { createGatewayTools } from "../tools/gateway-tools.js";
-import { RUN_TOOLS_STATE_KEY } from "../tools/tool-engine.js";
-import { ensureWorkspace, readSandboxSettings, resolveAgentWorkspaceDir, resolveSandboxContext } from "../workspace.js";
 import type { HookRunner } from "./hook-runner.js";
-import type { PluginHookContext } from "./hook-types.js";
+import type { BeforePromptBuildResult, PluginHookContext } from "./hook-types.js";
 import type { PluginRegistry } from "./plugin-registry.js";
 
 export const SHAPING_STATE_KEY = "gateway-shaping";
@@ -51,6 +52,8 @@ export interface ShapingRunState {
   /** Cleaned deltas produced while handling the current engine event. */
   pendingDeltas: string[];
   delivered: ReplyPayload[];
+  /** What the legacy before_agent_start hook returned for the prompt stage. */
+  legacyPrompt?: BeforePromptBuildResult;
 }
 
 export interface GatewayRunExtensionOptions {
@@ -76,7 +79,7 @@ export interface GatewayRunExtensionOptions {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const _isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function stateOf(ctx: RunContext): ShapingRunState | undefined {
   return ctx.state[SHAPING_STATE_KEY] as ShapingRunState | undefined;
@@ -181,7 +184,7 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
         );
       }
       const m = await runModelHooks(hooks, ctx.prompt, hookContext);
-      ctx.state[`${SHAPING_STATE_KEY}:legacy`] = m.legacyPrompt;
+      st.legacyPrompt = m.legacyPrompt;
       const models = o.models?.();
       if ((m.modelOverride || m.providerOverride) && models) {
         const ref = m.modelOverride ?? ctx.model.model.id;
@@ -198,24 +201,9 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
       const st = stateOf(ctx);
       if (!st) return;
       const cfg = ctx.config;
-      const agent = cfg.agents.list.find((a) => a.id === ctx.agentId);
-      const agentWs = resolveAgentWorkspaceDir({
-        home: cfg.home,
-        agentId: ctx.agentId,
-        defaultAgentId: cfg.agents.defaultId,
-        defaultWorkspace: cfg.agents.defaults.workspace,
-        agentWorkspace: agent?.workspace,
-      });
-      ensureWorkspace(agentWs);
-      const sandbox = resolveSandboxContext({
-        home: cfg.home,
-        agentId: ctx.agentId,
-        sessionKey: ctx.sessionKey,
-        mainSessionKey: `agent:${ctx.agentId}:main`,
-        agentWorkspaceDir: agentWs,
-        sandbox: readSandboxSettings(cfg.raw),
-      });
-      ctx.workspaceDir = sandbox.workspaceDir;
+      // The stages of run/stages/: workspace and sandbox → skills → tools → prompt.
+      const workspace = resolveRunWorkspace(ctx);
+      const agentWs = workspace.agentWorkspaceDir;
       st.hookContext.workspaceDir = agentWs;
 
       let snapshot = snapshots.get(ctx.session.sessionId);
@@ -226,63 +214,27 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
       }
       ctx.skills = snapshot.skills.map((s) => ({ name: s.name, description: s.description }));
 
-      let promptTools: { name: string; description?: string; parameters?: unknown }[] = [];
-      if (o.tools) {
-        const toolset = buildGatewayToolset({
-          workspaceDir: agentWs,
-          sandbox,
-          provider: ctx.model.model.provider,
-          agentId: ctx.agentId,
-          isGroup: /:(group|channel|room):/.test(ctx.sessionKey),
-          config: cfg.raw,
-          gatewayTools: o.gatewayTools
-            ? createGatewayTools({ ...o.gatewayTools(ctx), hooks, hookContext: st.hookContext })
-            : [],
-          pluginTools: [...(o.plugins?.tools ?? []), ...((await o.mcpTools?.()) ?? [])],
-          hooks,
-          hookContext: st.hookContext,
-          signal: ctx.signal,
-          env: snapshot.env as Record<string, string>,
-          modelAcceptsImages: ctx.model.model.input.includes("image"),
-        });
-        ctx.state[RUN_TOOLS_STATE_KEY] = toolset.tools;
-        promptTools = toolset.tools;
-      }
-      const raw = cfg.raw;
-      const heartbeat =
-        isObj(raw.agents) && isObj((raw.agents as Obj).defaults)
-          ? ((raw.agents as Obj).defaults as Obj).heartbeat
-          : undefined;
-      const prepared = await prepareRunPrompt({
-        agentId: ctx.agentId,
-        sessionKey: ctx.sessionKey,
-        workspaceDir: agentWs,
-        sandbox,
-        mode: ctx.request.lane === "subagent" ? "minimal" : "full",
-        heartbeatsEnabled: isObj(heartbeat) && heartbeat.enabled === true,
-        limits: { contextWindow: ctx.model.model.contextWindow },
-        tools: promptTools,
+      const tools = o.tools
+        ? buildRunTools(ctx, {
+            workspace,
+            skills: snapshot,
+            gatewayTools: o.gatewayTools
+              ? createGatewayTools({ ...o.gatewayTools(ctx), hooks, hookContext: st.hookContext })
+              : [],
+            pluginTools: [...(o.plugins?.tools ?? []), ...((await o.mcpTools?.()) ?? [])],
+            hooks,
+            hookContext: st.hookContext,
+          })
+        : [];
+      const prepared = await buildRunPrompt(ctx, {
+        workspace,
         skills: snapshot,
-        prompt: ctx.prompt,
+        tools,
         hooks,
         internalHooks: o.internalHooks,
         hookContext: st.hookContext,
-        legacyPrompt: ctx.state[`${SHAPING_STATE_KEY}:legacy`] as Obj | undefined,
-        extra: {
-          extraSystemPrompt: ctx.request.extraSystemPrompt,
-          runtime: {
-            host: process.env.HOSTNAME,
-            os: `${process.platform} ${process.arch}`,
-            node: process.version,
-            model: ctx.model.ref,
-            thinking: ctx.thinking,
-            timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-          },
-          messagingTools: promptTools.some((t) => t.name === "message") ? ["message"] : undefined,
-        },
+        legacyPrompt: st.legacyPrompt,
       });
-      ctx.systemPrompt = prepared.systemPrompt;
-      ctx.prompt = prepared.prompt;
       st.report = prepared.report;
 
       if (isMaintenance(ctx)) return;
@@ -320,9 +272,11 @@ export function createGatewayRunExtension(o: GatewayRunExtensionOptions): RunExt
       st.pendingDeltas.length = 0;
       st.shaper.handleEvent(ev as AgentEvent);
       if (ev.type === "message_update" && ev.assistantMessageEvent.type === "text_delta") {
-        // The assistant stream carries the cleaned text: think tags, directives and a held NO_REPLY are not shown.
-        (ev.assistantMessageEvent as { delta: string }).delta = st.pendingDeltas.join("");
+        // The assistant stream carries the cleaned text (think tags, directives and a held NO_REPLY are not
+        // shown). It is returned, never written into the event: other consumers read the event as the model sent it.
+        return st.pendingDeltas.join("");
       }
+      return undefined;
     },
 
     async shapeReply(ctx, payloads) {

@@ -1,7 +1,8 @@
 /**
- * Wire frames of the OpenClaw-compatible gateway protocol: JSON text frames of three kinds.
- * Shapes match the frames captured from the reference CLI (research/openclaw-wire).
+ * Runtime helpers for the wire frames (their shapes are in ./schema/frames.ts): protocol versions, the error a
+ * handler throws, response builders and the parser of client frames.
  */
+import type { ErrorCode, ErrorDetailCode, ErrorShape, RequestFrame, ResponseFrame } from "./schema/frames.js";
 
 /** Highest protocol the gateway speaks; clients send min/max and the overlap must contain one of ours. */
 export const PROTOCOL_VERSION = 4;
@@ -9,60 +10,14 @@ export const PROTOCOL_VERSION = 4;
 export const MIN_PROTOCOL_VERSION = 3;
 export const SERVER_VERSION = "0.1.0";
 
-/** The reference's error codes; the specific reason goes in `details.code`. */
-export type ErrorCode =
-  | "INVALID_REQUEST"
-  | "UNAVAILABLE"
-  | "AGENT_TIMEOUT"
-  | "NOT_LINKED"
-  | "NOT_PAIRED"
-  | "APPROVAL_NOT_FOUND";
-
-/** `details.code` values the reference clients recognize. */
-export type ErrorDetailCode =
-  | "AUTH_TOKEN_MISMATCH"
-  | "AUTH_TOKEN_MISSING"
-  | "AUTH_PASSWORD_MISMATCH"
-  | "PROTOCOL_MISMATCH"
-  | "HANDSHAKE_REQUIRED"
-  | "DEVICE_AUTH_INVALID"
-  | "DEVICE_AUTH_NONCE_MISMATCH"
-  | "SCOPE_DENIED"
-  | "METHOD_NOT_FOUND"
-  | "INVALID_PARAMS"
-  | "INVALID_FRAME"
-  | "PAYLOAD_TOO_LARGE";
-
-export interface ErrorShape {
-  code: ErrorCode;
-  message: string;
-  details?: { code?: ErrorDetailCode | string; [key: string]: unknown };
-  retryable?: boolean;
-  retryAfterMs?: number;
-}
-
-export interface RequestFrame {
-  type: "req";
-  id: string;
-  method: string;
-  params?: unknown;
-}
-
-export interface ResponseFrame {
-  type: "res";
-  id: string;
-  ok: boolean;
-  payload?: unknown;
-  error?: ErrorShape;
-}
-
-export interface EventFrame {
-  type: "event";
-  event: string;
-  payload?: unknown;
-  /** Per connection, +1 per event sent; absent on connect.challenge and tick. */
-  seq?: number;
-}
+export type {
+  ErrorCode,
+  ErrorDetailCode,
+  ErrorShape,
+  EventFrame,
+  RequestFrame,
+  ResponseFrame,
+} from "./schema/frames.js";
 
 /** An error a method handler throws to answer with `ok:false` (anything else becomes UNAVAILABLE). */
 export class GatewayError extends Error {

@@ -4,41 +4,19 @@
  */
 import { createHash, createPublicKey, timingSafeEqual, verify } from "node:crypto";
 import { GatewayError, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "./frames.js";
-import { validateParams } from "./params.js";
+import { parseParams } from "./params.js";
+import {
+  type Challenge,
+  type ClientInfo,
+  type ConnectParams,
+  ConnectParamsSchema,
+  type DeviceIdentity,
+} from "./schema/handshake.js";
+import { compileSchema } from "./schema/validate.js";
 
-export interface ClientInfo {
-  id: string;
-  version: string;
-  platform: string;
-  mode: string;
-  displayName?: string;
-  deviceFamily?: string;
-  instanceId?: string;
-}
+export type { Challenge, ClientInfo, ConnectParams, DeviceIdentity } from "./schema/handshake.js";
 
-export interface DeviceIdentity {
-  id: string;
-  publicKey: string;
-  signature: string;
-  signedAt: number;
-  nonce: string;
-}
-
-export interface ConnectParams {
-  minProtocol: number;
-  maxProtocol: number;
-  client: ClientInfo;
-  role?: string;
-  scopes?: string[];
-  caps?: string[];
-  auth?: { token?: string; password?: string; deviceToken?: string };
-  device?: DeviceIdentity;
-}
-
-export interface Challenge {
-  nonce: string;
-  ts: number;
-}
+const CONNECT = compileSchema(ConnectParamsSchema);
 
 /** What the server requires from a client. Both unset: no shared secret (loopback only). */
 export interface AuthPolicy {
@@ -56,31 +34,10 @@ export interface HandshakeResult {
 
 /** Validates `connect` params against the policy and the challenge; throws GatewayError on any failure. */
 export function acceptConnect(params: unknown, policy: AuthPolicy, challenge: Challenge): HandshakeResult {
-  const p = validateParams<ConnectParams>("connect", params, {
-    minProtocol: { type: "integer", required: true, min: 0 },
-    maxProtocol: { type: "integer", required: true, min: 0 },
-    client: { type: "object", required: true },
-    role: { type: "string" },
-    scopes: { type: "array" },
-    caps: { type: "array" },
-    auth: { type: "object" },
-    device: { type: "object" },
-  });
-  validateParams<ClientInfo>("connect", p.client, {
-    id: { type: "string", required: true, nonEmpty: true },
-    mode: { type: "string", required: true, nonEmpty: true },
-    version: { type: "string" },
-    platform: { type: "string" },
-  });
+  const p = parseParams("connect", CONNECT, params);
   const protocol = negotiate(p.minProtocol, p.maxProtocol);
   checkSecret(p.auth, policy);
   const role = p.role ?? "operator";
-  if (role !== "operator" && role !== "node") {
-    throw new GatewayError("INVALID_REQUEST", `invalid connect params: role: expected operator | node`, {
-      code: "INVALID_PARAMS",
-      key: "role",
-    });
-  }
   const scopes = (p.scopes ?? []).filter((s): s is string => typeof s === "string");
   const granted = scopes.length > 0 ? scopes : ["operator.read", "operator.write"];
   let deviceId: string | undefined;
@@ -164,13 +121,6 @@ function deviceError(message: string, code: string): GatewayError {
 
 function verifyDevice(p: ConnectParams, role: string, scopes: readonly string[], challenge: Challenge): string {
   const d = p.device as DeviceIdentity;
-  validateParams<DeviceIdentity>("connect", d, {
-    id: { type: "string", required: true, nonEmpty: true },
-    publicKey: { type: "string", required: true, nonEmpty: true },
-    signature: { type: "string", required: true, nonEmpty: true },
-    signedAt: { type: "integer", required: true, min: 0 },
-    nonce: { type: "string", required: true, nonEmpty: true },
-  });
   if (d.nonce !== challenge.nonce)
     throw deviceError("nonce does not match the challenge", "DEVICE_AUTH_NONCE_MISMATCH");
   const raw = b64url(d.publicKey);

@@ -1,35 +1,17 @@
 /**
- * Operator scopes and which one each method needs. `operator.admin` implies write, write implies read.
- * Methods not listed need admin (the safe default for anything added later).
+ * Operator scopes and which one each method needs (from the method catalog). `operator.admin` implies write,
+ * write implies read. Methods not in the catalog need admin (the safe default for anything added later).
  */
-export type Scope = "operator.read" | "operator.write" | "operator.admin" | "operator.approvals" | "operator.pairing";
+import { METHOD_SPECS, type Scope } from "./schema/methods.js";
+
+export type { Scope } from "./schema/methods.js";
 
 const READ = "operator.read";
 const WRITE = "operator.write";
 const ADMIN = "operator.admin";
 
-const METHOD_SCOPES: Record<string, Scope> = {
-  health: READ,
-  status: READ,
-  "agents.list": READ,
-  "agent.wait": READ,
-  "chat.history": READ,
-  "sessions.list": READ,
-  "sessions.subscribe": READ,
-  "models.list": READ,
-  agent: WRITE,
-  "chat.send": WRITE,
-  "chat.abort": WRITE,
-  "sessions.send": WRITE,
-  "sessions.abort": WRITE,
-  "sessions.reset": WRITE,
-  "sessions.compact": WRITE,
-  "sessions.patch": WRITE,
-  "sessions.delete": ADMIN,
-};
-
 export function requiredScope(method: string): Scope {
-  return METHOD_SCOPES[method] ?? ADMIN;
+  return (METHOD_SPECS as Record<string, { scope: Scope }>)[method]?.scope ?? ADMIN;
 }
 
 /** True when `granted` covers `needed` under admin ⊇ write ⊇ read. */

@@ -13,12 +13,14 @@ import { createToolSessionFactory } from "../tools/tool-engine.js";
 import type { EmbeddedSession, SessionFactory } from "./embedded-session.js";
 import { EventBridge } from "./event-bridge.js";
 import type { EventBus } from "./event-bus.js";
-import { buildPayloads, lastAssistant, sumUsage } from "./reply-payloads.js";
+import { buildPayloads } from "./reply-payloads.js";
 import type { ModelCall, ReplyPayload, RunContext, RunExtension, RunOutcome, RunRequest } from "./run-types.js";
+import { runEngine } from "./stages/engine-stage.js";
+import { runOutcome } from "./stages/outcome-stage.js";
+import { persistRunUsage } from "./stages/persist-stage.js";
 import { Turn } from "./turn.js";
 
-/** How long an aborted engine gets to wind down before the runner stops waiting for it. */
-export const ABORT_GRACE_MS = 5_000;
+export { ABORT_GRACE_MS } from "./stages/engine-stage.js";
 
 export interface RunnerDeps {
   config: TillerConfig;
@@ -44,7 +46,10 @@ export class AgentRunner {
     // transcript, with the tools a prompt extension put in the run's state (none without one).
     this.factory =
       deps.sessionFactory ??
-      createToolSessionFactory({ transcriptDir: (agentId) => deps.store.transcriptDir(agentId) });
+      createToolSessionFactory({
+        transcriptDir: (agentId) => deps.store.transcriptDir(agentId),
+        models: () => deps.models.catalog,
+      });
   }
 
   /** Adds an extension to every later run. */
@@ -53,16 +58,15 @@ export class AgentRunner {
   }
 
   async execute(turn: Turn): Promise<RunOutcome> {
-    const { store, bus } = this.deps;
+    const { store } = this.deps;
     const req = turn.primary;
     const startedAt = Date.now();
     turn.started = true;
     for (const m of turn.members) store.runStarted(m.runId, m.sessionKey, startedAt);
     const session = store.ensure(req.sessionKey, req.agentId);
-    const { ctx, resolved, agent } = this.context(turn, session, startedAt);
-    ctx.emit("lifecycle", { phase: "start", startedAt });
+    const { ctx, resolved, agent, bridge } = this.context(turn, session, startedAt);
+    bridge.lifecycle({ phase: "start", startedAt });
 
-    const bridge = new EventBridge(ctx, bus);
     let engine: EmbeddedSession | undefined;
     let timer: NodeJS.Timeout | undefined;
     let failure: string | undefined;
@@ -74,6 +78,12 @@ export class AgentRunner {
       }
       if (!resolved) throw new Error("no model configured");
       for (const ext of this.extensions) await ext.resolveModel?.(ctx);
+      bridge.lifecycle({
+        phase: "model",
+        provider: ctx.model.model.provider,
+        model: ctx.model.model.id,
+        thinking: ctx.thinking,
+      });
       ctx.systemPrompt = defaultSystemPrompt(ctx);
       for (const ext of this.extensions) await ext.buildPrompt?.(ctx);
       for (const ext of this.extensions) if (ext.wrapModelCall) ctx.callModel = ext.wrapModelCall(ctx.callModel, ctx);
@@ -85,18 +95,9 @@ export class AgentRunner {
       if (engine.sessionFile && engine.sessionFile !== session.sessionFile) {
         store.setSessionFile(req.sessionKey, engine.sessionFile);
       }
-      const unsubscribe = engine.subscribe((event) => {
-        for (const ext of this.extensions) ext.onEngineEvent?.(ctx, event);
-        bridge.handle(event);
-      });
-      const steered = turn.attach(engine);
-      if (steered.length > 0) ctx.prompt = [ctx.prompt, ...steered].join("\n\n");
-      try {
-        await untilSettledOrAbandoned(engine.prompt(ctx.prompt), turn.controller.signal);
-      } finally {
-        turn.detach();
-        unsubscribe();
-      }
+      await runEngine(ctx, turn, engine, this.extensions, bridge);
+      // The loop is over: what follows (reply shaping, persisting) is the run finishing.
+      if (!turn.controller.signal.aborted) bridge.lifecycle({ phase: "finishing" });
       payloads = buildPayloads(ctx.newMessages);
       for (const ext of this.extensions) if (ext.shapeReply) payloads = await ext.shapeReply(ctx, payloads);
     } catch (err) {
@@ -109,8 +110,7 @@ export class AgentRunner {
         // Releasing the lock must not turn a finished run into a failure.
       }
     }
-    bridge.flush();
-    const outcome = this.outcome(ctx, turn, startedAt, payloads, failure);
+    const outcome = runOutcome(ctx, turn, startedAt, payloads, failure);
     for (const ext of this.extensions) {
       try {
         await ext.onRunEnd?.(ctx, outcome);
@@ -118,22 +118,9 @@ export class AgentRunner {
         // Observers cannot change how the run ended.
       }
     }
-    this.announceEnd(ctx, outcome, bridge.text);
-    sumUsage(ctx.newMessages, ctx.usage);
-    const last = lastAssistant(ctx.newMessages);
-    store.addUsage(req.sessionKey, {
-      input: ctx.usage.input,
-      output: ctx.usage.output,
-      total: ctx.usage.totalTokens,
-      context: last ? last.usage.input + last.usage.cacheRead + last.usage.output : session.contextTokens,
-    });
-    outcome.result.meta.agentMeta.usage = {
-      input: ctx.usage.input,
-      output: ctx.usage.output,
-      cacheRead: ctx.usage.cacheRead,
-      cacheWrite: ctx.usage.cacheWrite,
-      total: ctx.usage.totalTokens,
-    };
+    // Persisted before the end is announced: a client that reads the session on the final sees this run's tokens.
+    persistRunUsage(store, ctx, session, outcome);
+    bridge.end(outcome);
     return outcome;
   }
 
@@ -141,6 +128,7 @@ export class AgentRunner {
   private context(turn: Turn, session: SessionEntry, startedAt: number) {
     const { config, bus } = this.deps;
     const req = turn.primary;
+    const bridge = new EventBridge({ runId: turn.runId, sessionKey: req.sessionKey }, bus);
     const agent = config.agents.list.find((a) => a.id === req.agentId);
     const resolved =
       this.deps.models.resolve(req.model ?? session.model ?? agent?.model, req.provider) ??
@@ -160,19 +148,20 @@ export class AgentRunner {
       verbose: session.verbose ?? config.agents.defaults.verbose,
       timeoutMs,
       workspaceDir: agent?.workspace ?? config.agents.defaults.workspace,
+      tools: [],
       skills: [],
       systemPrompt: "",
       callModel: this.modelCall,
       signal: turn.controller.signal,
       emit: (stream, data) => {
-        bus.emitAgent(turn.runId, req.sessionKey, stream, data);
+        bridge.emit(stream, data);
       },
       newMessages: [],
       usage: createEmptyUsage(),
       state: {},
       startedAt,
     };
-    return { ctx, resolved, agent };
+    return { ctx, resolved, agent, bridge };
   }
 
   /**
@@ -189,14 +178,13 @@ export class AgentRunner {
       source: "agent",
     };
     const turn = new Turn(req, [req], "");
-    const { ctx, resolved } = this.context(turn, entry, Date.now());
+    const { ctx, resolved, bridge } = this.context(turn, entry, Date.now());
     if (!resolved) return { compacted: false, reason: "no model configured" };
     for (const ext of this.extensions) await ext.resolveModel?.(ctx);
     ctx.systemPrompt = defaultSystemPrompt(ctx);
     for (const ext of this.extensions) await ext.buildPrompt?.(ctx);
     for (const ext of this.extensions) if (ext.wrapModelCall) ctx.callModel = ext.wrapModelCall(ctx.callModel, ctx);
     const engine = await this.factory(ctx);
-    const bridge = new EventBridge(ctx, this.deps.bus);
     const unsubscribe = engine.subscribe((event) => bridge.handle(event));
     try {
       if (!engine.compact) return { compacted: false, reason: "the session engine has no compaction" };
@@ -216,123 +204,10 @@ export class AgentRunner {
     }
   }
 
-  private outcome(
-    ctx: RunContext,
-    turn: Turn,
-    startedAt: number,
-    payloads: ReplyPayload[],
-    failure: string | undefined,
-  ): RunOutcome {
-    const endedAt = Date.now();
-    const last = lastAssistant(ctx.newMessages);
-    ctx.abortReason = turn.abortReason;
-    let status: RunOutcome["status"] = "ok";
-    let summary = "completed";
-    let error: string | undefined;
-    if (turn.abortReason === "timeout") {
-      status = "timeout";
-      summary = "timeout";
-      error = `run timed out after ${Math.round(ctx.timeoutMs / 1000)}s`;
-    } else if (turn.abortReason) {
-      status = "aborted";
-      summary = "aborted";
-      error = turn.abortReason === "shutdown" ? "gateway shutting down" : "aborted";
-    } else if (failure) {
-      status = "error";
-      summary = failure;
-      error = failure;
-      payloads = [...payloads, { text: `⚠️ ${failure}`, isError: true, mediaUrl: null }];
-    } else if (last?.stopReason === "error") {
-      status = "error";
-      error = last.errorMessage ?? "model error";
-      summary = error;
-    }
-    return {
-      status,
-      summary,
-      error,
-      startedAt,
-      endedAt,
-      result: {
-        payloads,
-        meta: {
-          durationMs: endedAt - startedAt,
-          agentMeta: {
-            sessionId: ctx.session.sessionId,
-            provider: ctx.model?.model.provider ?? "",
-            model: ctx.model?.model.id ?? "",
-          },
-          ...(last ? { stopReason: last.stopReason } : {}),
-          ...(turn.abortReason ? { aborted: true } : {}),
-        },
-      },
-    };
+  /** A gateway command's answer (/status, /queue, /new…) on the run's streams, as a run would send it. */
+  announceCommand(req: RunRequest, outcome: RunOutcome): void {
+    new EventBridge({ runId: req.runId, sessionKey: req.sessionKey }, this.deps.bus).command(outcome);
   }
-
-  /** Lifecycle end/error plus the chat final (or aborted / error). */
-  private announceEnd(ctx: RunContext, outcome: RunOutcome, text: string): void {
-    const { bus } = this.deps;
-    const endedAt = outcome.endedAt;
-    let seq: number;
-    if (outcome.status === "ok") {
-      seq = bus.emitAgent(ctx.runId, ctx.sessionKey, "lifecycle", { phase: "end", endedAt });
-    } else if (outcome.status === "aborted" || outcome.status === "timeout") {
-      seq = bus.emitAgent(ctx.runId, ctx.sessionKey, "lifecycle", {
-        phase: "end",
-        endedAt,
-        aborted: true,
-        ...(outcome.status === "timeout" ? { timedOut: true } : {}),
-      });
-    } else {
-      seq = bus.emitAgent(ctx.runId, ctx.sessionKey, "lifecycle", {
-        phase: "error",
-        error: outcome.error ?? "error",
-        endedAt,
-      });
-    }
-    const message = { role: "assistant" as const, content: [{ type: "text" as const, text }], timestamp: endedAt };
-    if (outcome.status === "ok") {
-      bus.emitChat({ runId: ctx.runId, sessionKey: ctx.sessionKey, seq, state: "final", message });
-    } else if (outcome.status === "aborted") {
-      bus.emitChat({ runId: ctx.runId, sessionKey: ctx.sessionKey, seq, state: "aborted", message });
-    } else {
-      bus.emitChat({
-        runId: ctx.runId,
-        sessionKey: ctx.sessionKey,
-        seq,
-        state: "error",
-        message,
-        errorMessage: outcome.error,
-        errorKind: outcome.status === "timeout" ? "timeout" : "unknown",
-      });
-    }
-    bus.endRun(ctx.runId);
-  }
-}
-
-/** Waits for `p`; once `signal` aborts, waits at most ABORT_GRACE_MS more. */
-function untilSettledOrAbandoned(p: Promise<void>, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let grace: NodeJS.Timeout | undefined;
-    const onAbort = (): void => {
-      grace = setTimeout(resolve, ABORT_GRACE_MS);
-      grace.unref();
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      () => {
-        if (grace) clearTimeout(grace);
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      },
-      (err: unknown) => {
-        if (grace) clearTimeout(grace);
-        signal.removeEventListener("abort", onAbort);
-        reject(err);
-      },
-    );
-  });
 }
 
 /** The base system prompt; prompt assembly (workspace files, skills, tools) replaces or extends it. */

@@ -1,7 +1,7 @@
 /**
- * The agent session a run drives: the subset of pi's AgentSession the gateway needs. The default factory
- * builds a `BasicSession` (SessionManager transcript + the run's model call); a richer engine (the coding
- * agent's `createAgentSession` with tools and compaction) plugs in through `SessionFactory`.
+ * The agent session a run drives: the subset of the coding agent's AgentSession the gateway needs. The default
+ * factory (tools/tool-engine.ts) wraps the coding agent's AgentSession; another engine (the benchmarks' minimal
+ * one) plugs in through `SessionFactory`.
  */
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
 import type { RunContext } from "./run-types.js";

@@ -1,62 +1,110 @@
 /**
- * Bridges engine events to the `agent` streams (assistant, tool, compaction) and to `chat` deltas.
- * Cumulative text is kept as one growing string (appends are amortized O(1)); chat deltas are throttled so
- * a fast model does not flood UIs, and the last one is always flushed before the final.
+ * The one place a run's events become wire payloads: the `agent` streams (lifecycle, assistant, tool, compaction,
+ * usage, and the extensions' block / thinking streams) and the `chat` view (throttled deltas, final / aborted /
+ * error). The runner, gateway commands and manual compaction all announce through it; nothing else shapes an
+ * `agent` or `chat` payload. Cumulative text is one growing string (appends are amortized O(1)).
+ *
+ * The assistant stream has two views (see `Audience` in event-bus.ts). Delta-only clients get every burst — the
+ * text deltas of one event-loop turn (one provider read) as one event — with the delta alone. Reference-protocol
+ * clients get the text coalesced, as the reference gateway coalesces: the first piece at once, then an event when
+ * the unsent text is at least as long as what they already have (so the cumulative text they receive adds up to
+ * about twice the reply: bytes linear in its length), and at least every COARSE_TEXT_MAX_MS, never more often than
+ * every COARSE_TEXT_MS. The chat deltas go out with those. Any other event of the run flushes both views first, so order is kept, and the end flushes them
+ * before the final.
  */
 import type { AgentEvent } from "@tiller/agent";
+import type { AssistantMessage } from "@tiller/ai";
+import type { AgentStream, LifecycleData } from "../protocol/schema/events.js";
 import type { EngineEvent } from "./embedded-session.js";
 import type { EventBus } from "./event-bus.js";
-import type { RunContext } from "./run-types.js";
+import type { RunOutcome } from "./run-types.js";
 
 export const CHAT_DELTA_THROTTLE_MS = 150;
+/** Reference-protocol clients get at most one assistant event (and chat delta) per this many ms… */
+export const COARSE_TEXT_MS = CHAT_DELTA_THROTTLE_MS;
+/** …and at least one per this many ms while text is coming, however long the reply already is. */
+export const COARSE_TEXT_MAX_MS = 1000;
+
+/** Which run the events belong to. */
+export interface RunAddress {
+  readonly runId: string;
+  readonly sessionKey: string;
+}
 
 export class EventBridge {
   /** The reply text so far (assistant text of this run, turns separated by a blank line). */
   text = "";
-  private lastChatAt = 0;
-  private chatPending = false;
+  private lastCoarseAt = 0;
+  /** Text not yet sent to reference-protocol clients, and the timer that sends it. */
+  private coarseDelta = "";
+  private coarseTimer: NodeJS.Timeout | undefined;
+  private coarseDueAt = 0;
   private lastAssistantSeq = 0;
+  /** Length of `text` when the last chat delta went out: the next one carries only what came after. */
+  private chatSentLength = 0;
   private sawTextInMessage = false;
+  /** Text deltas of the current event-loop turn not sent yet (one `assistant` event at the turn's end). */
+  private pendingDelta = "";
+  private flushScheduled = false;
 
   constructor(
-    private readonly ctx: RunContext,
+    private readonly run: RunAddress,
     private readonly bus: EventBus,
   ) {}
 
-  handle(event: EngineEvent): void {
-    const ctx = this.ctx;
+  /** Emits one `agent` event of this run; returns its seq. Droppable: may be skipped for a slow client. */
+  emit(stream: AgentStream, data: Record<string, unknown>, droppable = false): number {
+    this.flushText();
+    this.flushCoarse();
+    return this.bus.emitAgent(this.run.runId, this.run.sessionKey, stream, data, droppable);
+  }
+
+  /** lifecycle start / model / finishing. */
+  lifecycle(data: LifecycleData): void {
+    this.emit("lifecycle", data);
+  }
+
+  compactionStart(reason?: string): void {
+    this.emit("compaction", { phase: "start", ...(reason ? { reason } : {}) });
+  }
+
+  compactionEnd(o: { willRetry: boolean; completed: boolean; error?: string }): void {
+    this.emit("compaction", { phase: "end", ...o });
+  }
+
+  /** Turns one engine event into wire events. `shapedDelta`: the text to stream for a text delta (reply shaping). */
+  handle(event: EngineEvent, shapedDelta?: string): void {
     switch (event.type) {
       case "message_start":
         if ((event.message as { role?: string }).role === "assistant") this.sawTextInMessage = false;
         return;
+      case "message_end": {
+        // The `usage` stream: the tokens of each model call, once it has answered.
+        const m = event.message as Partial<AssistantMessage>;
+        if (m.role !== "assistant" || !m.usage) return;
+        const u = m.usage;
+        this.emit("usage", {
+          input: u.input,
+          output: u.output,
+          cacheRead: u.cacheRead,
+          cacheWrite: u.cacheWrite,
+          total: u.totalTokens,
+          ...(m.provider ? { provider: m.provider } : {}),
+          ...(m.model ? { model: m.model } : {}),
+        });
+        return;
+      }
       case "message_update": {
         const e = (event as Extract<AgentEvent, { type: "message_update" }>).assistantMessageEvent;
-        if (e.type !== "text_delta" || e.delta.length === 0) return;
-        if (!this.sawTextInMessage && this.text.length > 0) this.text += "\n\n";
-        this.sawTextInMessage = true;
-        this.text += e.delta;
-        this.lastAssistantSeq = this.bus.emitAgent(
-          ctx.runId,
-          ctx.sessionKey,
-          "assistant",
-          { text: this.text, delta: e.delta },
-          true,
-        );
-        const now = Date.now();
-        if (now - this.lastChatAt >= CHAT_DELTA_THROTTLE_MS) {
-          this.lastChatAt = now;
-          this.chatPending = false;
-          this.emitChatDelta(now);
-        } else {
-          this.chatPending = true;
-        }
+        if (e.type !== "text_delta") return;
+        this.appendText(shapedDelta ?? e.delta);
         return;
       }
       case "tool_execution_start":
-        ctx.emit("tool", { phase: "start", name: event.toolName, toolCallId: event.toolCallId, args: event.args });
+        this.emit("tool", { phase: "start", name: event.toolName, toolCallId: event.toolCallId, args: event.args });
         return;
       case "tool_execution_update":
-        ctx.emit("tool", {
+        this.emit("tool", {
           phase: "update",
           name: event.toolName,
           toolCallId: event.toolCallId,
@@ -64,7 +112,7 @@ export class EventBridge {
         });
         return;
       case "tool_execution_end":
-        ctx.emit("tool", {
+        this.emit("tool", {
           phase: "result",
           name: event.toolName,
           toolCallId: event.toolCallId,
@@ -73,11 +121,10 @@ export class EventBridge {
         });
         return;
       case "compaction_start":
-        ctx.emit("compaction", { phase: "start", ...(event.reason ? { reason: event.reason } : {}) });
+        this.compactionStart(event.reason);
         return;
       case "compaction_end":
-        ctx.emit("compaction", {
-          phase: "end",
+        this.compactionEnd({
           willRetry: event.willRetry,
           completed: !event.aborted && !event.errorMessage,
           ...(event.errorMessage ? { error: event.errorMessage } : {}),
@@ -88,22 +135,141 @@ export class EventBridge {
     }
   }
 
-  /** Sends the throttled-away last delta, if any (before the final). */
-  flush(): void {
-    if (this.chatPending) {
-      this.chatPending = false;
-      this.emitChatDelta(Date.now());
+  /**
+   * The run's end: the throttled-away last chat delta, lifecycle end (with `aborted`, `timedOut`) or error, and
+   * the chat final / aborted / error with the whole text. The run's seq counter is released.
+   */
+  end(outcome: RunOutcome): void {
+    this.flushText();
+    this.flushCoarse();
+    const endedAt = outcome.endedAt;
+    let seq: number;
+    if (outcome.status === "ok") {
+      seq = this.emit("lifecycle", { phase: "end", endedAt });
+    } else if (outcome.status === "aborted" || outcome.status === "timeout") {
+      seq = this.emit("lifecycle", {
+        phase: "end",
+        endedAt,
+        aborted: true,
+        ...(outcome.status === "timeout" ? { timedOut: true } : {}),
+      });
+    } else {
+      seq = this.emit("lifecycle", { phase: "error", error: outcome.error ?? "error", endedAt });
+    }
+    const { runId, sessionKey } = this.run;
+    const message = {
+      role: "assistant" as const,
+      content: [{ type: "text" as const, text: this.text }],
+      timestamp: endedAt,
+    };
+    if (outcome.status === "ok") {
+      this.bus.emitChat({ runId, sessionKey, seq, state: "final", message });
+    } else if (outcome.status === "aborted") {
+      this.bus.emitChat({ runId, sessionKey, seq, state: "aborted", message });
+    } else {
+      this.bus.emitChat({
+        runId,
+        sessionKey,
+        seq,
+        state: "error",
+        message,
+        errorMessage: outcome.error,
+        errorKind: outcome.status === "timeout" ? "timeout" : "unknown",
+      });
+    }
+    this.bus.endRun(runId);
+  }
+
+  /**
+   * A gateway command's answer (/status, /queue, /new…) as a run sends it: lifecycle start, the reply text, then
+   * the end, so event-driven clients show it.
+   */
+  command(outcome: RunOutcome): void {
+    this.lifecycle({ phase: "start", startedAt: outcome.startedAt });
+    const text = outcome.result.payloads.map((p) => p.text).join("\n\n");
+    if (text) {
+      this.text = text;
+      this.emit("assistant", { text, delta: text });
+    }
+    this.end(outcome);
+  }
+
+  private appendText(delta: string): void {
+    if (delta.length === 0) return;
+    if (!this.sawTextInMessage && this.text.length > 0) {
+      this.flushText();
+      this.flushCoarse();
+      this.text += "\n\n";
+    }
+    this.sawTextInMessage = true;
+    this.text += delta;
+    this.pendingDelta += delta;
+    this.coarseDelta += delta;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flushText());
     }
   }
 
+  /** Sends the burst of text deltas to delta-only clients, and to the others when the rate allows. */
+  private flushText(): void {
+    this.flushScheduled = false;
+    if (this.pendingDelta.length === 0) return;
+    const delta = this.pendingDelta;
+    this.pendingDelta = "";
+    this.bus.emitAgent(this.run.runId, this.run.sessionKey, "assistant", { delta }, true, "lite");
+    this.scheduleCoarse();
+  }
+
+  /** Sends the coalesced text now when it is due, else arms the timer for when it will be. */
+  private scheduleCoarse(): void {
+    const now = Date.now();
+    const sent = this.text.length - this.coarseDelta.length;
+    // Grown to what the client already has: due after the minimum gap; else within the maximum one.
+    const dueAt = this.lastCoarseAt + (this.coarseDelta.length >= sent ? COARSE_TEXT_MS : COARSE_TEXT_MAX_MS);
+    if (now >= dueAt) {
+      this.flushCoarse();
+      return;
+    }
+    if (this.coarseTimer && this.coarseDueAt <= dueAt) return;
+    if (this.coarseTimer) clearTimeout(this.coarseTimer);
+    this.coarseDueAt = dueAt;
+    this.coarseTimer = setTimeout(() => this.flushCoarse(), dueAt - now);
+  }
+
+  /** Sends the coalesced text to reference-protocol clients (cumulative text) and the chat delta. */
+  private flushCoarse(): void {
+    if (this.coarseTimer) {
+      clearTimeout(this.coarseTimer);
+      this.coarseTimer = undefined;
+    }
+    if (this.coarseDelta.length === 0) return;
+    const delta = this.coarseDelta;
+    this.coarseDelta = "";
+    const now = Date.now();
+    this.lastCoarseAt = now;
+    this.lastAssistantSeq = this.bus.emitAgent(
+      this.run.runId,
+      this.run.sessionKey,
+      "assistant",
+      { text: this.text, delta },
+      true,
+      "full",
+    );
+    this.emitChatDelta(now);
+  }
+
   private emitChatDelta(ts: number): void {
+    const deltaText = this.text.slice(this.chatSentLength);
+    this.chatSentLength = this.text.length;
     this.bus.emitChat(
       {
-        runId: this.ctx.runId,
-        sessionKey: this.ctx.sessionKey,
+        runId: this.run.runId,
+        sessionKey: this.run.sessionKey,
         seq: this.lastAssistantSeq,
         state: "delta",
         message: { role: "assistant", content: [{ type: "text", text: this.text }], timestamp: ts },
+        deltaText,
       },
       true,
     );

@@ -2,10 +2,12 @@
  * Types of the run pipeline: what a request asks for (RunRequest), what flows through one run (RunContext),
  * how it ends (RunOutcome), and the seams other modules hook into (RunExtension, ModelCall).
  */
-import type { AgentMessage } from "@tiller/agent";
+import type { AgentMessage, AgentTool } from "@tiller/agent";
 import type { Api, AssistantMessageEventStreamLike, Context, Model, SimpleStreamOptions, Usage } from "@tiller/ai";
 import type { TillerConfig } from "../config/config-types.js";
 import type { ResolvedModel } from "../config/models-config.js";
+import type { ReplyPayload, RunEndStatus, RunResult } from "../protocol/schema/agent.js";
+import type { AgentStream } from "../protocol/schema/events.js";
 import type { SessionEntry } from "../store/session-store.js";
 
 /** One accepted `agent` / `chat.send` request. `runId` is its idempotency key. */
@@ -28,33 +30,7 @@ export interface RunRequest {
   source: "agent" | "chat";
 }
 
-/** A shaped piece of the reply, as the reference clients print it. */
-export interface ReplyPayload {
-  text: string;
-  mediaUrl?: string | null;
-  mediaUrls?: string[];
-  isError?: boolean;
-}
-
-export interface RunMeta {
-  durationMs: number;
-  agentMeta: {
-    sessionId: string;
-    provider: string;
-    model: string;
-    usage?: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
-  };
-  stopReason?: string;
-  aborted?: boolean;
-}
-
-export interface RunResult {
-  payloads: ReplyPayload[];
-  meta: RunMeta;
-}
-
-/** How a run ended. `aborted`: chat.abort, /stop, interrupt; `timeout`: the run's own time limit. */
-export type RunEndStatus = "ok" | "error" | "timeout" | "aborted";
+export type { ReplyPayload, RunEndStatus, RunMeta, RunResult } from "../protocol/schema/agent.js";
 
 export interface RunOutcome {
   status: RunEndStatus;
@@ -73,7 +49,7 @@ export type ModelCall = (
 ) => AssistantMessageEventStreamLike;
 
 /** Agent event streams of the `agent` event. */
-export type AgentStream = "lifecycle" | "assistant" | "tool" | "compaction" | "error";
+export type { AgentStream } from "../protocol/schema/events.js";
 
 /**
  * Everything one run carries from acceptance to its outcome. Extensions may read everything and change the
@@ -95,6 +71,8 @@ export interface RunContext {
   verbose: boolean;
   timeoutMs: number;
   workspaceDir: string;
+  /** The tools the engine runs with (filled by the tools stage; none without one). */
+  tools: AgentTool[];
   /** Skill names/prompts available to this run (filled by the skills stage). */
   skills: { name: string; description?: string; prompt?: string }[];
   systemPrompt: string;
@@ -124,8 +102,11 @@ export interface RunExtension {
   buildPrompt?(ctx: RunContext): void | Promise<void>;
   /** Wraps the model call (failover, auth rotation); return the new call. */
   wrapModelCall?(call: ModelCall, ctx: RunContext): ModelCall;
-  /** Sees every engine event before it is bridged to streams. */
-  onEngineEvent?(ctx: RunContext, event: unknown): void;
+  /**
+   * Sees every engine event before it is bridged to streams. For a text delta it may return the text to stream
+   * instead (reply shaping's cleaned text); it must not change the event, which other consumers read.
+   */
+  onEngineEvent?(ctx: RunContext, event: unknown): string | undefined;
   /** May replace or filter the reply payloads built from the run's assistant messages. */
   shapeReply?(ctx: RunContext, payloads: ReplyPayload[]): ReplyPayload[] | Promise<ReplyPayload[]>;
   /** After the outcome is known, before it is delivered. */

@@ -18,6 +18,12 @@ import type { SubscriptionIndex } from "./subscriptions.js";
 export const CAP_DELTA_ONLY = "tiller.delta-only";
 /** Client capability: receive agent/chat events of every session, not only the ones it touched. */
 export const CAP_ALL_EVENTS = "tiller.all-events";
+/**
+ * The reference's capability: events only of the sessions the connection subscribed to
+ * (`sessions.messages.subscribe`, `sessions.subscribe`) or sent a message to; reading a session
+ * (`chat.history`) does not subscribe it.
+ */
+export const CAP_SESSION_SCOPED_EVENTS = "session-scoped-events";
 
 export class Connection {
   readonly connId = randomUUID();
@@ -45,6 +51,17 @@ export class Connection {
     this.index.add(sessionKey, this);
   }
 
+  /** Stop following a session's events. */
+  unsubscribe(sessionKey: string): void {
+    if (!this.sessionKeys.delete(sessionKey)) return;
+    this.index.remove(this, [sessionKey], false);
+  }
+
+  /** The connection read a session: follow it, unless it asked to follow only what it subscribed to. */
+  touch(sessionKey: string): void {
+    if (!this.caps.has(CAP_SESSION_SCOPED_EVENTS)) this.subscribe(sessionKey);
+  }
+
   /** Follow every session's events. */
   subscribeAll(): void {
     this.allSessions = true;
@@ -67,7 +84,10 @@ export class Connection {
     if (this.closed) return;
     // A delta-only client rebuilds the text from `agent` deltas; chat deltas (cumulative text) would make its
     // traffic quadratic in the reply length. It still gets chat final / aborted / error.
-    if (ev.droppable && ev.event === "chat" && this.caps.has(CAP_DELTA_ONLY)) return;
+    const lite = this.caps.has(CAP_DELTA_ONLY);
+    if (ev.droppable && ev.event === "chat" && lite) return;
+    // Each audience gets its own view of the assistant stream (see Audience); seq counts only what it receives.
+    if (ev.audience === (lite ? "full" : "lite")) return;
     const seq = ++this.seq;
     const buffered = this.ws.bufferedAmount;
     if (buffered > this.maxBufferedBytes) {
@@ -80,7 +100,7 @@ export class Connection {
         return;
       }
     }
-    const payload = ev.event === "agent" && this.caps.has(CAP_DELTA_ONLY) ? ev.jsonDeltaOnly() : ev.json();
+    const payload = lite ? ev.jsonLite() : ev.json();
     this.sendRaw(`{"type":"event","event":"${ev.event}","payload":${payload},"seq":${seq}}`);
   }
 
@@ -104,8 +124,9 @@ export class Connection {
   }
 
   /**
-   * Coalesces the frames written in one event-loop turn into one socket write: a model streaming many small
-   * deltas costs one syscall per turn per client instead of one per frame.
+   * Coalesces the frames written by one callback (one fan-out of a run's events) into one socket write. The
+   * uncork is a microtask, not the next loop turn: frames sent from a setImmediate (the event bridge's burst
+   * flush) must not wait a whole extra turn of every other session's I/O.
    */
   private cork(): void {
     if (this.corked) return;
@@ -113,7 +134,7 @@ export class Connection {
     if (!socket) return;
     this.corked = true;
     socket.cork();
-    setImmediate(() => {
+    queueMicrotask(() => {
       this.corked = false;
       socket.uncork();
     });

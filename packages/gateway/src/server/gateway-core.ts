@@ -7,12 +7,15 @@ import type { QueueSettings, TillerConfig } from "../config/config-types.js";
 import { ModelRegistry } from "../config/models-config.js";
 import { CommandLanes, sessionLane } from "../lanes/command-lanes.js";
 import type { GatewayMcp } from "../mcp/gateway-mcp.js";
+import type { GatewayShaping } from "../plugins/gateway-extensions.js";
+import type { SessionsCompactResult } from "../protocol/schema/sessions.js";
 import { SessionQueues } from "../queue/session-queue.js";
 import { createFailoverExtension } from "../resilience/failover-extension.js";
 import { AgentRunner, type RunnerDeps } from "../run/agent-runner.js";
+import { EventBridge } from "../run/event-bridge.js";
 import { EventBus } from "../run/event-bus.js";
 import { RunRegistry } from "../run/run-registry.js";
-import type { RunRequest } from "../run/run-types.js";
+import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import { type SessionEntry, SessionStore } from "../store/session-store.js";
 import { logSessionWriters } from "../store/session-writers.js";
 
@@ -30,6 +33,11 @@ export interface GatewayCoreOptions {
   runner?: Pick<RunnerDeps, "sessionFactory" | "modelCall" | "extensions">;
   /** Diagnostics (provisional model failures); the server passes its log. */
   log?: (line: string) => void;
+  /**
+   * Plugins, hooks, prompt assembly, tools and reply shaping (loadGatewayShaping): its run extension and engine
+   * are installed and it is given access to this core. Without it runs have no tools, prompt or plugins.
+   */
+  shaping?: GatewayShaping;
 }
 
 export class GatewayCore {
@@ -49,6 +57,8 @@ export class GatewayCore {
   private readonly log: ((line: string) => void) | undefined;
   /** MCP servers (set when the gateway's extensions attach); stopped by `shutdown`. */
   mcp: GatewayMcp | undefined;
+  /** Plugins and hooks of this gateway (command hooks, gateway_stop), when it was built with them. */
+  readonly shaping: GatewayShaping | undefined;
 
   constructor(opts: GatewayCoreOptions) {
     this.config = opts.config;
@@ -65,13 +75,16 @@ export class GatewayCore {
     this.lanes.setConcurrency("nested", d.cronMaxConcurrent);
     // Failover wraps the raw model call first, so every other extension sees only the final answer.
     const failover = createFailoverExtension({ config: opts.config, models: this.models, log: opts.log });
+    this.shaping = opts.shaping;
+    const shaped = opts.shaping?.runner;
     this.runner = new AgentRunner({
       config: opts.config,
       models: this.models,
       store: this.store,
       bus: this.bus,
+      ...(shaped?.sessionFactory ? { sessionFactory: shaped.sessionFactory } : {}),
       ...opts.runner,
-      extensions: [failover, ...(opts.runner?.extensions ?? [])],
+      extensions: [failover, ...(shaped?.extensions ?? []), ...(opts.runner?.extensions ?? [])],
     });
     this.queues = new SessionQueues({
       lanes: this.lanes,
@@ -86,6 +99,7 @@ export class GatewayCore {
       },
       settings: (key) => this.queueSettings(key),
     });
+    opts.shaping?.attach(this);
   }
 
   /** The queue settings of a session: its overrides over messages.queue. */
@@ -108,8 +122,16 @@ export class GatewayCore {
     return true;
   }
 
+  /** Records a gateway command's answer as a finished run and sends it on the run's streams. */
+  finishCommand(req: RunRequest, outcome: RunOutcome): void {
+    this.runs.accept(req);
+    this.store.ensure(req.sessionKey, req.agentId);
+    this.runner.announceCommand(req, outcome);
+    this.runs.finish(req.runId, outcome);
+  }
+
   /** sessions.compact: emits the compaction stream around the compactor and counts the compaction. */
-  async compactSession(entry: SessionEntry): Promise<Record<string, unknown>> {
+  async compactSession(entry: SessionEntry): Promise<SessionsCompactResult> {
     if (!this.compactor) {
       // Through the session lane, so it never overlaps a run of the same session (its write lock).
       try {
@@ -120,20 +142,16 @@ export class GatewayCore {
       }
     }
     const runId = `compact:${entry.key}:${Date.now()}`;
-    this.bus.emitAgent(runId, entry.key, "compaction", { phase: "start", reason: "manual" });
+    const events = new EventBridge({ runId, sessionKey: entry.key }, this.bus);
+    events.compactionStart("manual");
     try {
       const r = await this.compactor(entry, this);
       if (r.compacted) this.store.markCompacted(entry.key);
-      this.bus.emitAgent(runId, entry.key, "compaction", { phase: "end", willRetry: false, completed: r.compacted });
+      events.compactionEnd({ willRetry: false, completed: r.compacted });
       return { ok: true, key: entry.key, ...r };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.bus.emitAgent(runId, entry.key, "compaction", {
-        phase: "end",
-        willRetry: false,
-        completed: false,
-        error: message,
-      });
+      events.compactionEnd({ willRetry: false, completed: false, error: message });
       return { ok: false, key: entry.key, compacted: false, reason: message };
     } finally {
       this.bus.endRun(runId);

@@ -20,16 +20,19 @@ import {
   SERVER_VERSION,
 } from "../protocol/frames.js";
 import { acceptConnect } from "../protocol/handshake.js";
+import { parseParams } from "../protocol/params.js";
+import { GATEWAY_EVENTS } from "../protocol/schema/events.js";
+import type { HelloOk } from "../protocol/schema/handshake.js";
 import { hasScope } from "../protocol/scopes.js";
 import { CAP_ALL_EVENTS, Connection } from "./connection.js";
 import { GatewayCore, type GatewayCoreOptions } from "./gateway-core.js";
 import { SubscriptionIndex } from "./subscriptions.js";
 
-export const GATEWAY_EVENTS = ["connect.challenge", "agent", "chat", "tick", "health", "presence", "shutdown"];
+export { GATEWAY_EVENTS } from "../protocol/schema/events.js";
 /** A client that has not completed `connect` by then is disconnected. */
 export const HANDSHAKE_TIMEOUT_MS = 15_000;
 
-export interface GatewayServerOptions extends Partial<Pick<GatewayCoreOptions, "models" | "runner">> {
+export interface GatewayServerOptions extends Partial<Pick<GatewayCoreOptions, "models" | "runner" | "shaping">> {
   config: TillerConfig;
   /** Overrides gateway.port / bind / auth.token from the config. */
   port?: number;
@@ -39,6 +42,8 @@ export interface GatewayServerOptions extends Partial<Pick<GatewayCoreOptions, "
   /** Extra or replacement methods. */
   methods?: MethodTable;
   log?: (line: string) => void;
+  /** Called once `close()` has finished (the composition root releases the home lock here). */
+  onClosed?: () => void;
 }
 
 export function isLoopback(host: string): boolean {
@@ -70,7 +75,13 @@ export class GatewayServer {
         `refusing to bind ${this.bind} without a token: set gateway.auth.token in tiller.json or pass --token (loopback addresses may run without one)`,
       );
     }
-    this.core = new GatewayCore({ config: opts.config, models: opts.models, runner: opts.runner, log: opts.log });
+    this.core = new GatewayCore({
+      config: opts.config,
+      models: opts.models,
+      runner: opts.runner,
+      shaping: opts.shaping,
+      log: opts.log,
+    });
     this.methods = { ...builtinMethods(), ...opts.methods };
     this.http = createServer((req, res) => this.onHttp(req, res));
     // The socket-level cap is above the policy limit so an oversized frame can be answered, not just cut.
@@ -108,10 +119,11 @@ export class GatewayServer {
     return this.conns.size;
   }
 
-  /** Tells clients, aborts runs (they end as aborted), closes sockets and the store. */
-  close(): Promise<void> {
+  /** Plugins see gateway_stop; then tells clients, aborts runs (they end as aborted), closes sockets and the store. */
+  close(reason?: string): Promise<void> {
     if (!this.closing) {
       this.closing = (async () => {
+        await this.core.shaping?.gatewayStopping(reason);
         clearInterval(this.tick);
         for (const c of this.conns) c.sendUnsequenced("shutdown", { reason: "gateway stopping", ts: Date.now() });
         await this.core.shutdown();
@@ -120,6 +132,7 @@ export class GatewayServer {
         for (const ws of this.wss.clients) ws.terminate();
         await new Promise<void>((r) => this.wss.close(() => r()));
         await new Promise<void>((r) => this.http.close(() => r()));
+        this.opts.onClosed?.();
       })();
     }
     return this.closing;
@@ -227,30 +240,26 @@ export class GatewayServer {
       if (Array.isArray(caps)) for (const c of caps) if (typeof c === "string") conn.caps.add(c);
       if (conn.caps.has(CAP_ALL_EVENTS)) conn.subscribeAll();
       const policy = this.opts.config.gateway;
-      conn.respond({
-        type: "res",
-        id: frame.id,
-        ok: true,
-        payload: {
-          type: "hello-ok",
-          protocol: hello.protocol,
-          server: { version: SERVER_VERSION, connId: conn.connId },
-          features: { methods: Object.keys(this.methods), events: GATEWAY_EVENTS },
-          snapshot: {
-            presence: [],
-            health: {},
-            stateVersion: { presence: 0, health: 0 },
-            uptimeMs: Date.now() - this.core.startedAt,
-            stateDir: this.core.config.home,
-          },
-          auth: { role: hello.role, scopes: hello.scopes },
-          policy: {
-            maxPayload: policy.maxPayloadBytes,
-            maxBufferedBytes: policy.maxBufferedBytes,
-            tickIntervalMs: policy.tickIntervalMs,
-          },
+      const payload: HelloOk = {
+        type: "hello-ok",
+        protocol: hello.protocol,
+        server: { version: SERVER_VERSION, connId: conn.connId },
+        features: { methods: Object.keys(this.methods), events: GATEWAY_EVENTS },
+        snapshot: {
+          presence: [],
+          health: {},
+          stateVersion: { presence: 0, health: 0 },
+          uptimeMs: Date.now() - this.core.startedAt,
+          stateDir: this.core.config.home,
         },
-      });
+        auth: { role: hello.role, scopes: hello.scopes },
+        policy: {
+          maxPayload: policy.maxPayloadBytes,
+          maxBufferedBytes: policy.maxBufferedBytes,
+          tickIntervalMs: policy.tickIntervalMs,
+        },
+      };
+      conn.respond({ type: "res", id: frame.id, ok: true, payload });
     } catch (err) {
       conn.respondError(frame.id, errorShapeOf(err));
       conn.close(1008, "connect rejected");
@@ -280,7 +289,7 @@ export class GatewayServer {
       core: this.core,
       conn,
       id: frame.id,
-      params: frame.params,
+      params: undefined,
       respond: (payload) => {
         responded = true;
         conn.respond({ type: "res", id: frame.id, ok: true, payload });
@@ -291,6 +300,7 @@ export class GatewayServer {
       },
     };
     try {
+      ctx.params = parseParams(frame.method, def.params, frame.params);
       const result = await def.handler(ctx);
       if (result !== undefined) ctx.respond(result);
       else if (!responded) ctx.respond({ ok: true });

@@ -25,9 +25,9 @@ export class SubscriptionIndex<C extends Subscriber> {
     this.everything.add(conn);
   }
 
-  /** Removes a connection from every session it follows. */
-  remove(conn: C, sessionKeys: Iterable<string>): void {
-    this.everything.delete(conn);
+  /** Removes a connection from the given sessions (and, unless `all` is false, from "every session"). */
+  remove(conn: C, sessionKeys: Iterable<string>, all = true): void {
+    if (all) this.everything.delete(conn);
     for (const key of sessionKeys) {
       const set = this.bySession.get(key);
       if (!set) continue;

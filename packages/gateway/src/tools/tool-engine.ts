@@ -1,24 +1,29 @@
 /**
  * The gateway's tool-running engine: coding-agent's AgentSession (agent loop with tools, retries, compaction) over
  * the session's JSONL transcript, driven by the run's model call. The run's tools come from the gateway tool
- * pipeline (stored in `ctx.state` by the shaping extension's prompt stage). Tool results pass through the
+ * pipeline (`ctx.tools`, filled by the shaping extension's tools stage). Tool results pass through the
  * synchronous `tool_result_persist` hook before they are written to the transcript.
  */
 import { mkdirSync } from "node:fs";
-import type { AgentEvent, AgentMessage, AgentTool, ThinkingLevel } from "@tiller/agent";
+import type { AgentEvent, AgentMessage, ThinkingLevel } from "@tiller/agent";
 import type { ToolResultMessage } from "@tiller/ai";
-import { type AgentSession, createAgentSession, SessionManager, SettingsManager } from "@tiller/coding-agent";
+import {
+  type AgentSession,
+  createAgentSession,
+  type ModelRegistry as ModelCatalog,
+  SessionManager,
+  SettingsManager,
+} from "@tiller/coding-agent";
 import type { HookRunner } from "../plugins/hook-runner.js";
 import type { EmbeddedSession, EngineEvent, SessionFactory } from "../run/embedded-session.js";
 import type { RunContext } from "../run/run-types.js";
-
-/** Where the shaping extension leaves the run's tools for the engine. */
-export const RUN_TOOLS_STATE_KEY = "gateway-tools";
 
 export interface ToolEngineOptions {
   /** The directory of an agent's transcripts (the gateway session store's `transcriptDir`). */
   transcriptDir: (agentId: string) => string;
   hooks?: HookRunner;
+  /** The gateway's model catalog (its one reader of models.json), shared by every run's session. */
+  models?: () => ModelCatalog | undefined;
 }
 
 function openSessionManager(ctx: RunContext, sessionDir: string): SessionManager {
@@ -161,15 +166,16 @@ export function createToolSessionFactory(options: ToolEngineOptions): SessionFac
         );
       };
     }
-    // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
-    const tools = (ctx.state[RUN_TOOLS_STATE_KEY] as AgentTool<any>[] | undefined) ?? [];
+    const tools = ctx.tools;
     // Retries and failover belong to the gateway's model-call layer; the session must not retry on top of it.
     const settings = SettingsManager.inMemory({
       retry: { enabled: false, maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 },
     });
+    const modelRegistry = options.models?.();
     let created: Awaited<ReturnType<typeof createAgentSession>>;
     try {
       created = await createAgentSession({
+        ...(modelRegistry ? { modelRegistry } : {}),
         cwd: ctx.workspaceDir,
         home: ctx.config.home,
         model: ctx.model.model,

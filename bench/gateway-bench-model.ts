@@ -1,6 +1,6 @@
 /**
- * A load-test model for `bench/gateway-load.bench.ts`: api "tiller-bench", registered only when the
- * gateway starts with TILLER_GATEWAY_BENCH_MODEL=1. For a prompt "[deltas:N]" it streams N text deltas,
+ * A load-test model for `bench/gateway-load.bench.ts`: api "tiller-bench", registered by the bench gateway
+ * (bench/gateway-bench-server.ts). For a prompt "[deltas:N]" it streams N text deltas,
  * each carrying its emission time ("t<epoch ms with µs>|"), yielding to the event loop every 16 deltas the
  * way a socket read would, so the benchmark can measure delivery latency from model to client.
  */

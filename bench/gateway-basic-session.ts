@@ -7,8 +7,8 @@ import { mkdirSync } from "node:fs";
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
 import type { AssistantMessage, UserMessage } from "@tiller/ai";
 import { convertToLlm, SessionManager } from "@tiller/coding-agent";
-import type { EmbeddedSession, EngineEvent, SessionFactory } from "./embedded-session.js";
-import type { RunContext } from "./run-types.js";
+import type { EmbeddedSession, EngineEvent, SessionFactory } from "../packages/gateway/src/run/embedded-session.js";
+import type { RunContext } from "../packages/gateway/src/run/run-types.js";
 
 export class BasicSession implements EmbeddedSession {
   private readonly listeners = new Set<(e: EngineEvent) => void>();

@@ -1,0 +1,107 @@
+/**
+ * `$TILLER_HOME/tiller.json`, defined once as a TypeBox schema: validation (errors name the file and the dotted
+ * key) and the documented defaults. Sections other modules own (tools, plugins, hooks, skills, …) are open
+ * objects here; those modules read them from `TillerConfig.raw`.
+ */
+import { type Static, type TSchema, Type } from "typebox";
+import { NonEmptyString, OpenObject, StringEnum } from "../protocol/schema/common.js";
+import { DROP_POLICIES, QUEUE_MODES, THINKING_SETTINGS } from "../protocol/schema/sessions.js";
+
+/** An integer in min..max; `expected` words the rule as errors state it. */
+const Int = (min: number, max?: number, extra: Record<string, unknown> = {}) =>
+  Type.Integer({ minimum: min, ...(max !== undefined ? { maximum: max } : {}), ...extra });
+
+/** A section other modules read: any keys. */
+const Open = (description: string) => Type.Optional(OpenObject(description));
+
+export const GatewaySectionSchema = Type.Object(
+  {
+    port: Type.Optional(Int(0, 65535, { default: 18789 })),
+    bind: Type.Optional(Type.String({ default: "127.0.0.1" })),
+    auth: Type.Optional(
+      Type.Object(
+        {
+          token: Type.Optional(Type.Union([NonEmptyString(), Type.Null()])),
+          password: Type.Optional(Type.Union([NonEmptyString(), Type.Null()])),
+          mode: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    maxPayloadBytes: Type.Optional(Int(1024, undefined, { default: 25 * 1024 * 1024 })),
+    maxBufferedBytes: Type.Optional(Int(1024, undefined, { default: 50 * 1024 * 1024 })),
+    tickIntervalMs: Type.Optional(Int(10, undefined, { default: 30_000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ModelSettingSchema = Type.Union(
+  [
+    Type.String(),
+    Type.Object(
+      {
+        primary: Type.Optional(Type.String()),
+        fallbacks: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: "\\S" }))),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { expected: '"provider/model" or {primary, fallbacks}' },
+);
+
+export const AgentDefaultsSchema = Type.Object({
+  model: Type.Optional(ModelSettingSchema),
+  thinking: Type.Optional(StringEnum(THINKING_SETTINGS)),
+  verbose: Type.Optional(Type.Boolean()),
+  timeoutSeconds: Type.Optional(Int(1)),
+  maxConcurrent: Type.Optional(Int(1, 10_000)),
+  subagentMaxConcurrent: Type.Optional(Int(1, 10_000)),
+  cronMaxConcurrent: Type.Optional(Int(1, 10_000)),
+  workspace: Type.Optional(Type.String()),
+  blockStreaming: Open("{ minChars, maxChars, breakPreference, break } (reply shaping)"),
+  reasoning: Type.Optional(StringEnum(["off", "on", "stream"] as const)),
+  enforceFinalTag: Type.Optional(Type.Boolean()),
+  sandbox: Open("{ mode, scope, workspaceAccess } (workspace.ts)"),
+  heartbeat: Open("{ enabled }"),
+});
+
+export const AgentEntrySchema = Type.Object({
+  id: Type.String({ pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]*$", expected: "an id of letters, digits, - or _" }),
+  name: Type.Optional(NonEmptyString()),
+  model: Type.Optional(NonEmptyString()),
+  workspace: Type.Optional(NonEmptyString()),
+  tools: Open("per-agent tool policy"),
+});
+
+export const TillerConfigSchema = Type.Object(
+  {
+    gateway: Type.Optional(GatewaySectionSchema),
+    agents: Type.Optional(
+      Type.Object({ defaults: Type.Optional(AgentDefaultsSchema), list: Type.Optional(Type.Array(AgentEntrySchema)) }),
+    ),
+    messages: Type.Optional(
+      Type.Object({
+        queue: Type.Optional(
+          Type.Object(
+            {
+              mode: Type.Optional(StringEnum(QUEUE_MODES)),
+              debounceMs: Type.Optional(Int(0, 600_000)),
+              cap: Type.Optional(Int(1, 10_000)),
+              drop: Type.Optional(StringEnum(DROP_POLICIES)),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      }),
+    ),
+    tools: Open("tool policy: enabled, profile, allow, deny, byProvider, group, sandbox"),
+    plugins: Open("plugins.load, plugins.entries"),
+    hooks: Open("hooks.load, hooks.entries"),
+    skills: Open("skills.load, skills.entries"),
+  },
+  { description: "$TILLER_HOME/tiller.json (JSON with comments). Unknown top-level sections are kept for modules." },
+);
+export type TillerConfigFile = Static<typeof TillerConfigSchema>;
+
+/** For the JSON Schema document: every schema of the file. */
+export const CONFIG_SCHEMAS: Record<string, TSchema> = { tillerJson: TillerConfigSchema };

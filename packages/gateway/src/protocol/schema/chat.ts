@@ -1,0 +1,60 @@
+/** WebChat methods: `chat.send`, `chat.history`, `chat.abort`. */
+import { type Static, Type } from "typebox";
+import { NonEmptyString, StringEnum, Timestamp } from "./common.js";
+
+export const ChatSendParamsSchema = Type.Object({
+  sessionKey: NonEmptyString(),
+  message: NonEmptyString(),
+  idempotencyKey: NonEmptyString({ maxLength: 200 }),
+  thinking: Type.Optional(Type.String()),
+  timeoutMs: Type.Optional(Type.Integer({ minimum: 0 })),
+  deliver: Type.Optional(Type.Boolean()),
+});
+export type ChatSendParams = Static<typeof ChatSendParamsSchema>;
+
+export const ChatSendResultSchema = Type.Object(
+  {
+    runId: Type.String(),
+    status: StringEnum(["started", "in_flight", "ok", "error", "timeout", "done"] as const),
+    summary: Type.Optional(Type.String()),
+    cached: Type.Optional(Type.Boolean()),
+  },
+  { description: "First {status:started} (or in_flight / a cached end for a retried key), then the run's end." },
+);
+export type ChatSendResult = Static<typeof ChatSendResultSchema>;
+
+export const ChatHistoryParamsSchema = Type.Object({
+  sessionKey: NonEmptyString(),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  maxChars: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export type ChatHistoryParams = Static<typeof ChatHistoryParamsSchema>;
+
+export const HistoryMessageSchema = Type.Object({
+  role: StringEnum(["user", "assistant"] as const),
+  content: Type.Unknown(),
+  timestamp: Type.Optional(Timestamp()),
+  stopReason: Type.Optional(Type.String()),
+});
+export type HistoryMessage = Static<typeof HistoryMessageSchema>;
+
+export const ChatHistoryResultSchema = Type.Object({
+  sessionKey: Type.String(),
+  sessionId: Type.Optional(Type.String()),
+  messages: Type.Array(HistoryMessageSchema),
+});
+export type ChatHistoryResult = Static<typeof ChatHistoryResultSchema>;
+
+export const ChatAbortParamsSchema = Type.Object({
+  sessionKey: NonEmptyString(),
+  runId: Type.Optional(Type.String()),
+  agentId: Type.Optional(Type.String()),
+});
+export type ChatAbortParams = Static<typeof ChatAbortParamsSchema>;
+
+export const ChatAbortResultSchema = Type.Object({
+  ok: Type.Boolean(),
+  aborted: Type.Boolean(),
+  runIds: Type.Array(Type.String()),
+});
+export type ChatAbortResult = Static<typeof ChatAbortResultSchema>;

@@ -1,0 +1,93 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: wire payloads are inspected structurally.
+/**
+ * The assistant stream's two views. A reference-protocol client (no tiller.delta-only) gets the text coalesced
+ * (the first piece at once, then when the unsent text has grown to what it already has, at most every 150 ms),
+ * each event with the cumulative text and the concatenated delta: the text it receives adds up to a small multiple
+ * of the reply, seq stays gap-free and the deltas rebuild the text exactly. A delta-only client gets every burst as
+ * it comes, without the cumulative text.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MockServer } from "../../ai/test/helpers/mock-server.js";
+import {
+  agentEvents,
+  connectClient,
+  type GatewayProc,
+  makeHome,
+  removeHome,
+  spawnGateway,
+  startMockProvider,
+} from "./gateway-harness.js";
+
+let mock: MockServer;
+let gw: GatewayProc;
+
+beforeAll(async () => {
+  mock = await startMockProvider();
+  gw = await spawnGateway(makeHome({ mockBaseUrl: mock.baseUrl }));
+});
+
+afterAll(async () => {
+  await gw?.stop();
+  await mock?.close();
+  if (gw) removeHome(gw.home);
+});
+
+async function runCounting(message: string, caps: string[] = []) {
+  const { client, events } = await connectClient(gw.url, { caps });
+  let assistantBytes = 0;
+  const runId = randomUUID();
+  client.ws.on("message", (d) => {
+    const text = String(d);
+    if (text.includes('"stream":"assistant"') && text.includes(runId)) assistantBytes += Buffer.byteLength(text);
+  });
+  const final: any = await client.request(
+    "agent",
+    { message, idempotencyKey: runId, sessionKey: `burst-${runId}` },
+    { expectFinal: true },
+  );
+  await client.close();
+  const ev = agentEvents(events, runId);
+  return { final, ev, assistant: ev.filter((e) => e.stream === "assistant"), assistantBytes };
+}
+
+describe("stream coalescing", () => {
+  it("500 deltas in one burst: few assistant events, bytes linear in the reply, text rebuilt exactly", async () => {
+    const r = await runCounting("[slow:500:0]");
+    const reply = Array.from({ length: 500 }, (_, i) => `d${i} `).join("");
+    expect(r.final.result.payloads[0].text).toBe(reply.trim());
+    expect(r.assistant.map((e) => e.data.delta).join("")).toBe(reply);
+    expect(r.assistant.at(-1)?.data.text).toBe(reply);
+    // Gap-free per-run seq.
+    expect(r.ev.map((e) => e.seq)).toEqual(r.ev.map((_, i) => i + 1));
+    expect(r.assistant.length).toBeLessThan(50);
+    // One frame per delta with the cumulative text would be ~500 × 1.2 KB; linear is a small multiple of the reply.
+    expect(r.assistantBytes).toBeLessThan(reply.length * 2 + r.assistant.length * 400);
+  });
+
+  it("spaced deltas: a delta-only client gets each as it comes; a reference client at most one per 150 ms", async () => {
+    const lite = await runCounting("[slow:8:60]", ["tiller.delta-only"]);
+    expect(lite.assistant.map((e) => e.data.delta).join("")).toBe("d0 d1 d2 d3 d4 d5 d6 d7 ");
+    expect(lite.assistant.every((e) => e.data.text === undefined)).toBe(true);
+    // Only what arrives in one read is merged (a loaded machine may merge a neighbour or two, never all).
+    expect(lite.assistant.length).toBeGreaterThanOrEqual(5);
+    expect(lite.ev.map((e) => e.seq)).toEqual(lite.ev.map((_, i) => i + 1));
+    const full = await runCounting("[slow:8:60]");
+    expect(full.assistant.map((e) => e.data.delta).join("")).toBe("d0 d1 d2 d3 d4 d5 d6 d7 ");
+    expect(full.assistant.at(-1)?.data.text).toBe("d0 d1 d2 d3 d4 d5 d6 d7 ");
+    // 8 deltas over ~420 ms: the first at once, then at most one per 150 ms.
+    expect(full.assistant.length).toBeLessThanOrEqual(5);
+    expect(full.assistant.length).toBeGreaterThanOrEqual(2);
+    // A longer reply streamed over ~1.5 s: each event at least doubles what the client has (or a second passed),
+    // so the cumulative text it receives adds up to about twice the reply, not once per delta.
+    const long = await runCounting("[slow:60:25]");
+    const longReply = Array.from({ length: 60 }, (_, i) => `d${i} `).join("");
+    expect(long.assistant.map((e) => e.data.delta).join("")).toBe(longReply);
+    const cumulative = long.assistant.reduce((n, e) => n + String(e.data.text ?? "").length, 0);
+    expect(cumulative).toBeLessThanOrEqual(longReply.length * 3);
+    // Between events the rate holds; only the last may come sooner (the run's end flushes what is left).
+    const ts = full.assistant.map((e) => (e as any).ts as number);
+    for (let i = 1; i < ts.length - 1; i++)
+      expect((ts[i] as number) - (ts[i - 1] as number)).toBeGreaterThanOrEqual(140);
+  });
+});
