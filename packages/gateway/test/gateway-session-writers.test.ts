@@ -103,7 +103,7 @@ it("the open-writer count is back at its baseline after every path that opens a 
 
   // timeout
   const timedOut = run(client, "w-timeout", "[hang] w-timeout", { timeout: 1 });
-  expect(await timedOut.final).toMatchObject({ status: "error", summary: "timeout" });
+  expect(await timedOut.final).toMatchObject({ status: "timeout" });
   expect(await writers(client)).toBe(baseline);
 
   // compaction (of a session with history)
