@@ -1,6 +1,7 @@
 /** Transcript entries shown in the terminal UI: user turns, assistant replies (thinking + markdown), notices. */
-import { type Component, Markdown, Text } from "@mariozechner/pi-tui";
-import { c, markdownTheme } from "./theme.js";
+import { type Component, Text } from "@mariozechner/pi-tui";
+import { StreamingMarkdown } from "./markdown/streaming-markdown.js";
+import { c } from "./theme.js";
 
 /** A transcript entry; once `finished()` it is committed to the scrollback and never redrawn. */
 export interface ChatItem extends Component {
@@ -64,7 +65,7 @@ interface AssistantLike {
 /** The assistant's reply while it streams: thinking (dim) then markdown text. Tool calls are separate items. */
 export class AssistantItem implements ChatItem {
   private thinking = new Text("", 1, 0);
-  private markdown = new Markdown("", 1, 0, markdownTheme);
+  private markdown = new StreamingMarkdown({ paddingX: 1 });
   private footer = new Text("", 1, 0);
   private hasThinking = false;
   private hasText = false;
@@ -86,13 +87,14 @@ export class AssistantItem implements ChatItem {
     this.hasThinking = thinking.trim().length > 0;
     this.hasText = text.trim().length > 0;
     if (this.hasThinking) this.thinking.setText(c.dim(c.italic(thinking.trim())));
-    if (this.hasText) this.markdown.setText(text.trim());
+    if (this.hasText) this.markdown.setText(text.trimStart());
   }
 
   end(message: AssistantLike): void {
     this.update(message);
     if (message.stopReason === "aborted") this.footer.setText(c.yellow("⏹ aborted"));
     else if (message.stopReason === "error") this.footer.setText(c.red(`✖ ${message.errorMessage ?? "error"}`));
+    this.markdown.finish();
     this.done = true;
   }
 
@@ -100,6 +102,7 @@ export class AssistantItem implements ChatItem {
     return this.done;
   }
   finish(): void {
+    this.markdown.finish();
     this.done = true;
   }
   invalidate(): void {

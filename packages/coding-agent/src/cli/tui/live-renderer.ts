@@ -28,6 +28,7 @@ export class LiveRenderer {
   private prev: string[] = [];
   private pendingCommit: string[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private waiters: Array<() => void> = [];
   private lastRender = 0;
   private stopped = true;
   private width = 0;
@@ -55,6 +56,7 @@ export class LiveRenderer {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.renderNow();
+    for (const w of this.waiters.splice(0)) w();
     this.stopped = true;
     this.terminal.write("\r\n");
     this.terminal.showCursor();
@@ -68,7 +70,14 @@ export class LiveRenderer {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.renderNow();
+      if (!this.timer) for (const w of this.waiters.splice(0)) w();
     }, wait);
+  }
+
+  /** Resolves once no frame is scheduled any more (the last requested frame has been written). */
+  idle(): Promise<void> {
+    if (!this.timer) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** Writes finished lines above the live region; they go to scrollback and are never redrawn. */
