@@ -118,33 +118,41 @@ export class LiveRenderer {
     const resized = this.prev.length > 0 && this.drawnWidth !== width;
     // Lines are overwritten in place and each one's tail erased (fit adds EL); ED runs only after the last line.
     // Never ED from the top-left corner: tmux and VTE then push the whole screen into the scrollback.
-    if (committed.length > 0 || this.prev.length === 0 || resized) {
+    if (this.prev.length === 0 || resized) {
       // Back to the top of the live region, write the committed lines over it, then the live region.
       out += this.moveToLiveTop(width);
-      for (const l of committed) out += `${l}\r\n`;
-      out += live.join("\r\n");
+      // After a resize the rows hold the terminal's re-wrapped copy of the old lines, marked as continuation
+      // rows; EL 2 at column 0 clears that mark (xterm.js keeps it through a plain overwrite), else widening the
+      // window later would join our separate lines and the row arithmetic would go wrong.
+      const clear = resized ? "\x1b[2K" : "";
+      for (const l of committed) out += `${clear}${l}\r\n`;
+      out += live.map((l) => clear + l).join("\r\n");
       // ED only when the old region was taller (ED on a full-width last line would eat its last cell).
       if (resized || committed.length + live.length < this.prev.length) out += "\x1b[J";
     } else {
+      // Committed lines are usually the top of what is on screen already (a finished item, or the top of a
+      // streaming reply that outgrew the screen): diff committed + live against the previous frame, so they stay
+      // where they are and scroll into the scrollback as new lines are written below, with nothing rewritten.
+      const all = committed.length > 0 ? [...committed, ...live] : live;
       let first = 0;
-      const max = Math.min(live.length, this.prev.length);
-      while (first < max && live[first] === this.prev[first]) first++;
-      if (first === live.length && live.length === this.prev.length) {
+      const max = Math.min(all.length, this.prev.length);
+      while (first < max && all[first] === this.prev[first]) first++;
+      if (first === all.length && all.length === this.prev.length) {
         this.prev = live;
-        return; // nothing changed
+        return; // nothing changed on screen
       }
-      if (first >= live.length) {
+      if (first >= all.length) {
         // Only lines were removed: go to the new last line, rewrite it and erase what was below.
-        const target = Math.max(0, live.length - 1);
+        const target = Math.max(0, all.length - 1);
         const up = this.prev.length - 1 - target;
         if (up > 0) out += `\x1b[${up}A`;
-        out += `\r${live[target] ?? ""}\x1b[J`;
+        out += `\r${all[target] ?? ""}\x1b[J`;
       } else {
         const up = this.prev.length - 1 - first;
         if (up > 0) out += `\x1b[${up}A`;
         else if (up < 0) out += "\r\n".repeat(-up);
-        out += `\r${live.slice(first).join("\r\n")}`;
-        if (live.length < this.prev.length) out += "\x1b[J";
+        out += `\r${all.slice(first).join("\r\n")}`;
+        if (all.length < this.prev.length) out += "\x1b[J";
       }
     }
     out += SYNC_END;
