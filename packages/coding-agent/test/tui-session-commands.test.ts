@@ -54,7 +54,7 @@ describe("interactive session commands", () => {
       // Filter down to the first user message and choose it.
       keys("alpha");
       await waitFor(
-        (s) => s.includes("filter: alpha") && s.includes("→ › alpha") && !/^\s+› beta/m.test(s),
+        (s) => s.includes("search: alpha") && /→ •?\s*› alpha/.test(s) && !/^\s+› beta/m.test(s),
         "filtered",
       );
       keys("Enter");
