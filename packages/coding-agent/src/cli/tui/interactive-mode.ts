@@ -159,6 +159,13 @@ class InteractiveApp implements CommandHost {
       this.renderer.requestRender();
       return;
     }
+    if (data === "\n") {
+      // Ctrl+J (LF; Enter sends CR): a new line in the editor, in every terminal (Shift+Enter needs the kitty
+      // keyboard protocol, which tmux and many terminals do not pass on).
+      this.editor.insertTextAtCursor("\n");
+      this.renderer.requestRender();
+      return;
+    }
     if (matchesKey(data, "ctrl+o")) {
       this.toggleToolOutput();
       return;
