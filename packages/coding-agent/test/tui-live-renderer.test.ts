@@ -74,6 +74,22 @@ describe("live renderer", () => {
     r.stop();
   });
 
+  it("rewrites only the changed rows when the height is unchanged, leaving the panel below untouched", async () => {
+    const term = new FakeTerminal();
+    const root = new Lines();
+    root.lines = ["reply: one", "status line", "> editor"];
+    const r = new LiveRenderer(term, root);
+    r.start(() => {});
+    root.lines = ["reply: one two", "status line", "> editor"];
+    r.requestRender();
+    await flush();
+    const frame = term.out[term.out.length - 1]!;
+    expect(visible(frame)).toBe("reply: one two");
+    expect(frame).toContain("\x1b[2A"); // up to the changed row…
+    expect(frame).toContain("\x1b[2B"); // …and back down to the last row
+    r.stop();
+  });
+
   it("coalesces many updates into one frame", async () => {
     const term = new FakeTerminal();
     const root = new Lines();

@@ -147,6 +147,16 @@ export class LiveRenderer {
         const up = this.prev.length - 1 - target;
         if (up > 0) out += `\x1b[${up}A`;
         out += `\r${all[target] ?? ""}\x1b[J`;
+      } else if (all.length === this.prev.length) {
+        // Same height: rewrite only the changed rows, then step back down to the last row (the panel below a
+        // growing line stays untouched).
+        let last = all.length - 1;
+        while (last > first && all[last] === this.prev[last]) last--;
+        const up = this.prev.length - 1 - first;
+        if (up > 0) out += `\x1b[${up}A`;
+        out += `\r${all.slice(first, last + 1).join("\r\n")}`;
+        const down = all.length - 1 - last;
+        if (down > 0) out += `\x1b[${down}B`;
       } else {
         const up = this.prev.length - 1 - first;
         if (up > 0) out += `\x1b[${up}A`;
@@ -186,6 +196,7 @@ export class LiveRenderer {
  */
 function fit(line: string, width: number): string {
   const clean = line.includes(CURSOR_MARKER) ? line.split(CURSOR_MARKER).join("") : line;
-  const cut = truncateToWidth(clean, width, "");
+  // Trailing blanks (pi-tui's Text pads to the width) are left to EL: fewer bytes per frame.
+  const cut = truncateToWidth(clean, width, "").replace(/ +$/, "");
   return visibleWidth(cut) < width ? `${cut}${RESET}\x1b[K` : `${cut}${RESET}`;
 }
