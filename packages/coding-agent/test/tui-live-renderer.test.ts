@@ -132,6 +132,18 @@ describe("live renderer", () => {
     r.stop();
   });
 
+  it("shows the bottom of a live region that is too tall and cannot be committed yet", async () => {
+    const term = new FakeTerminal(); // 10 rows
+    const root = new Lines();
+    root.lines = Array.from({ length: 20 }, (_, i) => `row ${i}`);
+    root.streaming = 0; // nothing committable (e.g. a running tool is first)
+    const r = new LiveRenderer(term, root);
+    r.start(() => {});
+    const shown = visible(term.out.join("")).split("\r\n");
+    expect(shown).toEqual(Array.from({ length: 9 }, (_, i) => `row ${i + 11}`));
+    r.stop();
+  });
+
   it("truncates lines wider than the terminal so row arithmetic holds", async () => {
     const term = new FakeTerminal();
     term.columns = 20;

@@ -5,6 +5,7 @@
  * unclosed bold) shown sensibly and re-rendered once complete.
  */
 import { describe, expect, it } from "vitest";
+import { AssistantItem } from "../src/cli/tui/chat-items.js";
 import { StreamingMarkdown } from "../src/cli/tui/markdown/streaming-markdown.js";
 import { createTheme, setTheme, theme } from "../src/cli/tui/theme.js";
 import { harness } from "./tui-helpers/stream.js";
@@ -138,6 +139,30 @@ describe("markdown in the terminal", () => {
       expect(vt.cell(def.x, def.y).fg).not.toBe(-1); // keyword highlighted
       expect(vt.find("└─")!.y).toBeGreaterThan(vt.find("print(f(3))")!.y);
       expect(vt.find("Done.")!.y).toBeGreaterThan(vt.find("└─")!.y);
+      h.stop();
+    }));
+
+  it("shows thinking dim and italic above the reply", () =>
+    withTheme(true, async () => {
+      const h = harness(50, 20);
+      const item = new AssistantItem();
+      h.view.add(item);
+      item.update({ content: [{ type: "thinking", thinking: "Let me check the **config** first." }] });
+      await h.frame();
+      const think = h.vt.find("Let me check")!;
+      expect(h.vt.cell(think.x, think.y)).toMatchObject({ italic: true });
+      expect(h.vt.screen().join("\n")).not.toContain("**");
+      item.end({
+        content: [
+          { type: "thinking", thinking: "Let me check the **config** first." },
+          { type: "text", text: "Config is *fine*." },
+        ],
+        stopReason: "stop",
+      });
+      await h.frame();
+      const reply = h.vt.find("Config is")!;
+      expect(reply.y).toBeGreaterThan(think.y);
+      expect(h.vt.cell(reply.x, reply.y).italic).toBe(false);
       h.stop();
     }));
 

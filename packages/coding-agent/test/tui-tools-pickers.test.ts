@@ -152,6 +152,10 @@ describe("tool blocks, pickers and paste in a real terminal", () => {
       const sent = server.requests.find((r) => lastUserText(r).startsWith("paste:"))!;
       expect(lastUserText(sent).split("\n")).toHaveLength(2001);
       expect(lastUserText(sent)).toContain("pasted line 2000 ");
+      // Through all of it the screen and the scrollback were never cleared.
+      const raw = readFileSync(ui.rawLog, "latin1");
+      expect(raw).not.toContain("\x1b[2J");
+      expect(raw).not.toContain("\x1b[3J");
     },
     180_000,
   );

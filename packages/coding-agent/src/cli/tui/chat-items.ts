@@ -64,7 +64,7 @@ interface AssistantLike {
 
 /** The assistant's reply while it streams: thinking (dim) then markdown text. Tool calls are separate items. */
 export class AssistantItem implements ChatItem {
-  private thinking = new Text("", 1, 0);
+  private thinking = new StreamingMarkdown({ paddingX: 1, lineStyle: (l) => c.dim(c.italic(l)) });
   private markdown = new StreamingMarkdown({ paddingX: 1 });
   private footer = new Text("", 1, 0);
   private hasThinking = false;
@@ -86,7 +86,7 @@ export class AssistantItem implements ChatItem {
     }
     this.hasThinking = thinking.trim().length > 0;
     this.hasText = text.trim().length > 0;
-    if (this.hasThinking) this.thinking.setText(c.dim(c.italic(thinking.trim())));
+    if (this.hasThinking) this.thinking.setText(thinking.trimStart());
     if (this.hasText) this.markdown.setText(text.trimStart());
   }
 
@@ -95,6 +95,7 @@ export class AssistantItem implements ChatItem {
     if (message.stopReason === "aborted") this.footer.setText(c.yellow("⏹ aborted"));
     else if (message.stopReason === "error") this.footer.setText(c.red(`✖ ${message.errorMessage ?? "error"}`));
     this.markdown.finish();
+    this.thinking.finish();
     this.done = true;
   }
 
@@ -103,6 +104,7 @@ export class AssistantItem implements ChatItem {
   }
   finish(): void {
     this.markdown.finish();
+    this.thinking.finish();
     this.done = true;
   }
   invalidate(): void {

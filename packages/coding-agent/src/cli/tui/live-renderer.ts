@@ -112,6 +112,9 @@ export class LiveRenderer {
         lines = lines.slice(n);
       }
     }
+    // Still too tall (the first item is a running tool and a later one outgrew the screen): show the bottom. The
+    // hidden top is written when its item finishes; drawing it would scroll rows we can no longer reach.
+    if (lines.length > rows - 1) lines = lines.slice(lines.length - (rows - 1));
     const live = lines.map((l) => fit(l, width));
     const committed = this.pendingCommit.splice(0).map((l) => fit(l, width));
     let out = SYNC_START;

@@ -20,6 +20,8 @@ export interface StreamingMarkdownOptions {
   hyperlinks?: boolean;
   /** Columns of space left of every line. */
   paddingX?: number;
+  /** Applied to every rendered line (thinking is shown dim and italic); lines of finished blocks are styled once. */
+  lineStyle?: (line: string) => string;
 }
 
 interface FrozenBlock {
@@ -78,6 +80,11 @@ export class StreamingMarkdown {
     return { theme, hyperlinks };
   }
 
+  private style(lines: string[]): string[] {
+    const f = this.options.lineStyle;
+    return f ? lines.map((l) => (l ? f(l) : l)) : lines;
+  }
+
   render(width: number): string[] {
     if (this.cache?.width === width) return this.cache.lines;
     const pad = this.options.paddingX ?? 0;
@@ -85,7 +92,7 @@ export class StreamingMarkdown {
     const ctx = this.ctx();
     if (this.frozenWidth !== inner) {
       // Width or theme changed: re-render the frozen blocks from their tokens (no re-lexing).
-      for (const f of this.frozen) f.lines = renderBlock(f.token, inner, ctx);
+      for (const f of this.frozen) f.lines = this.style(renderBlock(f.token, inner, ctx));
       this.frozenWidth = inner;
     }
     const tail = this.text.slice(this.frozenTo);
@@ -98,7 +105,8 @@ export class StreamingMarkdown {
     if (sum === tail.length && last > 0) {
       for (const t of tokens.slice(0, last)) {
         this.frozenTo += t.raw.length;
-        if (t.type !== "space" && t.type !== "def") this.frozen.push({ token: t, lines: renderBlock(t, inner, ctx) });
+        if (t.type !== "space" && t.type !== "def")
+          this.frozen.push({ token: t, lines: this.style(renderBlock(t, inner, ctx)) });
       }
       tokens = tokens.slice(last);
     }
@@ -112,7 +120,7 @@ export class StreamingMarkdown {
       if (lines.length > 0) lines.push("");
       const streaming = this.streaming;
       const liveTokens = streaming ? live.map(provisional) : live;
-      for (const l of renderBlocks(liveTokens, inner, { ...ctx, streaming })) lines.push(l);
+      for (const l of this.style(renderBlocks(liveTokens, inner, { ...ctx, streaming }))) lines.push(l);
     }
     const out = pad > 0 ? lines.map((l) => " ".repeat(pad) + l) : lines;
     this.cache = { width, lines: out };
