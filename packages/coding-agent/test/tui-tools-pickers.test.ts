@@ -132,8 +132,11 @@ describe("tool blocks, pickers and paste in a real terminal", () => {
       keys("run tools");
       await waitFor((s) => s.includes("search: run tools") && s.includes("1/"), "resume search");
       keys("Enter");
-      await waitFor((s) => !s.includes("Resume session") && s.includes("All done."), "resumed session");
-      const after = history();
+      const after = await waitFor(
+        (s) => /resumed\s+\//.test(s) && s.split("All done.").length - 1 === 2,
+        "resumed session",
+        history,
+      );
       expect(after).toMatch(/resumed\s+\//);
       expect(after.split("you › run the tools").length - 1).toBe(2); // the original turn and its replay
 
