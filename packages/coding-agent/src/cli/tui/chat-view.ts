@@ -131,6 +131,18 @@ export class ChatView implements LiveRoot {
     return this.headLines(width).length;
   }
 
+  consumeRendered(lines: readonly string[]): void {
+    if (this.items.length === 0) return;
+    for (const l of lines) this.committedChars += contentChars(l);
+    // Never more than the item holds (the lines could reach into the panel if the item was short).
+    const total = this.items[0]!.render(this.viewWidth > 0 ? this.viewWidth : 80).reduce(
+      (n, l) => n + contentChars(l),
+      0,
+    );
+    this.committedChars = Math.min(this.committedChars, total);
+    this.viewWidth = -1; // re-map skip/drop at the next render
+  }
+
   consumeTop(n: number): void {
     if (this.items.length === 0 || n <= 0) return;
     const head = this.headLines(this.viewWidth);
