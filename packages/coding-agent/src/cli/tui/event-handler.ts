@@ -75,7 +75,11 @@ export class SessionEventHandler {
         if (event.message?.role === "assistant") this.onAssistant(event.message, false);
         break;
       case "message_end":
-        if (event.message?.role === "assistant") this.onAssistant(event.message, true);
+        if (event.message?.role === "assistant") {
+          this.onAssistant(event.message, true);
+          // Usage, cost and context size change with every reply: refresh the status line (once per message).
+          this.onRunEnd();
+        }
         break;
       case "tool_execution_start":
         this.tool(event.toolCallId!, event.toolName ?? "tool").start(event.args);
