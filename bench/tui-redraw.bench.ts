@@ -3,7 +3,8 @@
  * block, 60 deltas, one frame per delta at ~50 deltas/s) is streamed after 0, 200 and 2,000 finished turns,
  * through Tiller's real ChatView + LiveRenderer + AssistantItem, and through pi-tui 0.73.1's TUI with its
  * Markdown component (what pi's interactive mode uses) on the same content. Both write to a counting terminal
- * (100×40). Reported: bytes written per delta and CPU time per frame. Tiller's bytes per delta must not grow
+ * (100×40). Reported: bytes written per delta and CPU time per frame; then the CPU per frame of a 2,000-line
+ * code block streamed 10 lines per delta. Tiller's bytes per delta must not grow
  * with the transcript (the bench exits 1 if the largest transcript costs more than 1.25× the empty one).
  * `npm run bench -- tui`.
  */
@@ -158,6 +159,55 @@ for (const r of rows) {
     `${String(r.turns).padStart(19)} | ${r.t.bytesPerDelta.toFixed(0).padStart(18)} | ${r.t.cpuMsPerFrame.toFixed(3).padStart(19)} | ${r.p.bytesPerDelta.toFixed(0).padStart(18)} | ${r.p.cpuMsPerFrame.toFixed(3).padStart(19)}`,
   );
 }
+// A long code block streamed 10 lines per delta: CPU per frame as it grows (the block is re-lexed each frame,
+// its earlier lines' highlighting reused). pi-tui's Markdown re-renders the whole text each frame (unhighlighted).
+const codeLines = Array.from(
+  { length: 2000 },
+  (_, i) => `const value${i} = compute(${i}, "string ${i}"); // note ${i}`,
+);
+const { StreamingMarkdown } = await import("../packages/coding-agent/src/cli/tui/markdown/streaming-markdown.js");
+setTheme(createTheme({ mode: "dark", color: true }));
+const ours = new StreamingMarkdown({ hyperlinks: false });
+const theirs = new Markdown("", 1, 0, {
+  heading: (s) => s,
+  link: (s) => s,
+  linkUrl: (s) => s,
+  code: (s) => s,
+  codeBlock: (s) => s,
+  codeBlockBorder: (s) => s,
+  quote: (s) => s,
+  quoteBorder: (s) => s,
+  hr: (s) => s,
+  listBullet: (s) => s,
+  bold: (s) => s,
+  italic: (s) => s,
+  strikethrough: (s) => s,
+  underline: (s) => s,
+});
+const at: Record<number, { ours: number; theirs: number }> = {};
+let text = "```ts\n";
+for (let n = 10; n <= codeLines.length; n += 10) {
+  text += `${codeLines.slice(n - 10, n).join("\n")}\n`;
+  let t0 = performance.now();
+  ours.setText(text);
+  ours.render(100);
+  const o = performance.now() - t0;
+  t0 = performance.now();
+  theirs.setText(text);
+  theirs.render(100);
+  const p = performance.now() - t0;
+  // Mean over each 500-line stretch (single frames are noisy: GC).
+  const bucket = Math.ceil(n / 500) * 500;
+  const acc = (at[bucket] ??= { ours: 0, theirs: 0 });
+  acc.ours += o / 50;
+  acc.theirs += p / 50;
+}
+console.log(
+  "\ncode block lines (mean over the 500 before) | tiller ms/frame (highlighted) | pi-tui Markdown ms/frame (plain)",
+);
+for (const [n, r] of Object.entries(at))
+  console.log(`${n.padStart(43)} | ${r.ours.toFixed(2).padStart(29)} | ${r.theirs.toFixed(2).padStart(32)}`);
+
 const first = rows[0]!.t.bytesPerDelta;
 const last = rows[rows.length - 1]!.t.bytesPerDelta;
 console.log(`tiller bytes/delta, ${sizes[sizes.length - 1]} turns vs empty: ${(last / first).toFixed(2)}×`);

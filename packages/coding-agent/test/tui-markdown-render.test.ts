@@ -195,6 +195,26 @@ describe("markdown in the terminal", () => {
       h.stop();
     }));
 
+  it("a long code block streams highlighted, and ends exactly as if rendered whole", () => {
+    const th = createTheme({ color: true });
+    const md = new StreamingMarkdown({ theme: th, hyperlinks: false });
+    const body = Array.from({ length: 300 }, (_, i) => `const v${i} = "s${i}"; /* c${i} */`);
+    for (let n = 10; n <= 300; n += 10) {
+      md.setText(`\`\`\`ts\n${body.slice(0, n).join("\n")}\n`);
+      const lines = md.render(80);
+      // The newest line is highlighted: the keyword carries a colour.
+      expect(lines[lines.length - 1]).toMatch(/\x1b\[95mconst\x1b\[39m/);
+      expect(lines[lines.length - 1]).toContain(`v${n - 1}`);
+    }
+    const full = `\`\`\`ts\n${body.join("\n")}\n\`\`\`\n`;
+    md.setText(full);
+    md.finish();
+    const whole = new StreamingMarkdown({ theme: th, hyperlinks: false });
+    whole.setText(full);
+    whole.finish();
+    expect(md.render(80)).toEqual(whole.render(80));
+  });
+
   it("lexes each character a bounded number of times while streaming (no reparse of the whole reply)", () => {
     const md = new StreamingMarkdown({ hyperlinks: false, theme: createTheme({ color: false }) });
     const para = "A paragraph of streamed words that goes on for a while.\n\n";

@@ -6,12 +6,14 @@
  */
 import { truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import type { Token, Tokens } from "marked";
-import { highlightLines } from "./highlight.js";
+import { type HighlightCache, highlightLines, highlightStreaming } from "./highlight.js";
 import { expandTabs, type InlineOptions, renderInline } from "./inline.js";
 
 export interface BlockContext extends InlineOptions {
   /** The block is the last one of a message still streaming (an open fence gets no closing border). */
   streaming?: boolean;
+  /** Highlighting kept between frames for the streaming block (see highlightStreaming). */
+  codeCache?: HighlightCache;
 }
 
 function wrap(text: string, width: number): string[] {
@@ -80,11 +82,20 @@ function renderCode(t: Tokens.Code, width: number, ctx: BlockContext): string[] 
     ),
   ];
   const inner = Math.max(1, width - 2);
-  for (const l of highlightLines(code, lang, th)) {
-    for (const w of wrap(l, inner)) out.push(`${border("│")} ${w}`);
-  }
+  const plain = code.split("\n");
+  const styled =
+    ctx.streaming && ctx.codeCache ? highlightStreaming(code, lang, th, ctx.codeCache) : highlightLines(code, lang, th);
+  const bar = border("│");
+  plain.forEach((p, i) => {
+    const l = styled[i] ?? p;
+    // Measure the plain text (fast for ASCII); only lines too long for the frame are wrapped.
+    if (visibleWidth(p) <= inner) out.push(`${bar} ${l}`);
+    else for (const w of wrap(l, inner)) out.push(`${bar} ${w}`);
+  });
   if (!open) out.push(border(`└${"─".repeat(Math.max(0, Math.min(width, 40) - 1))}`));
-  return out.map((l) => (visibleWidth(l) > width ? truncateToWidth(l, width, "") : l));
+  // Only the top border can be too wide (a long language name).
+  if (visibleWidth(out[0]!) > width) out[0] = truncateToWidth(out[0]!, width, "");
+  return out;
 }
 
 function renderList(t: Tokens.List, width: number, ctx: BlockContext): string[] {

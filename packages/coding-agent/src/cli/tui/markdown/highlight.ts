@@ -67,6 +67,43 @@ export function highlightLines(code: string, lang: string | undefined, theme: Th
   return lines;
 }
 
+/** What the last frame highlighted of a code block that is still streaming. */
+export interface HighlightCache {
+  lang?: string;
+  code: string;
+  lines: string[];
+}
+
+/** Lines before the end of the previous frame that are highlighted again (multi-line strings, comments). */
+const REHIGHLIGHT_LINES = 20;
+
+/**
+ * Highlighting for a code block still being received, at a cost bounded by the new lines: lines highlighted by
+ * an earlier frame are reused up to `REHIGHLIGHT_LINES` before its end, and only the rest is highlighted (as a
+ * piece on its own, so a construct opened more than that far back may be coloured wrong until the block is
+ * complete and highlighted whole).
+ */
+export function highlightStreaming(
+  code: string,
+  lang: string | undefined,
+  theme: Theme,
+  cache: HighlightCache,
+): string[] {
+  let lines: string[];
+  const keep = cache.lines.length - 1 - REHIGHLIGHT_LINES;
+  if (cache.lang === lang && keep > 0 && code.startsWith(cache.code)) {
+    let offset = 0;
+    for (let i = 0; i < keep; i++) offset = code.indexOf("\n", offset) + 1;
+    lines = cache.lines.slice(0, keep).concat(highlightLines(code.slice(offset), lang, theme));
+  } else {
+    lines = highlightLines(code, lang, theme);
+  }
+  cache.lang = lang;
+  cache.code = code;
+  cache.lines = lines;
+  return lines;
+}
+
 /** `hljs-title function_` → the style of `title`, else of `function`. */
 function scopeStyle(classes: string, theme: Theme): ((s: string) => string) | undefined {
   for (const cls of classes.split(/\s+/)) {

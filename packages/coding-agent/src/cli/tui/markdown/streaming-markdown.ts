@@ -12,6 +12,7 @@ import { getCapabilities } from "@mariozechner/pi-tui";
 import { Lexer, type Token } from "marked";
 import { theme as activeTheme, type Theme } from "../theme.js";
 import { renderBlock, renderBlocks } from "./blocks.js";
+import type { HighlightCache } from "./highlight.js";
 
 export interface StreamingMarkdownOptions {
   /** Defaults to the active theme, read at render time. */
@@ -38,6 +39,8 @@ export class StreamingMarkdown {
   /** Whether more text may come; the last block is final once this is false. */
   private streaming = true;
   private cache: { width: number; lines: string[] } | undefined;
+  /** Highlighting of the code block being received, reused by the next frame. */
+  private codeCache: HighlightCache = { code: "", lines: [] };
   private options: StreamingMarkdownOptions;
   /** Characters lexed so far (for tests and the bench: must stay proportional to the text, not quadratic). */
   lexedChars = 0;
@@ -120,7 +123,8 @@ export class StreamingMarkdown {
       if (lines.length > 0) lines.push("");
       const streaming = this.streaming;
       const liveTokens = streaming ? live.map(provisional) : live;
-      for (const l of this.style(renderBlocks(liveTokens, inner, { ...ctx, streaming }))) lines.push(l);
+      const blockCtx = { ...ctx, streaming, ...(streaming ? { codeCache: this.codeCache } : {}) };
+      for (const l of this.style(renderBlocks(liveTokens, inner, blockCtx))) lines.push(l);
     }
     const out = pad > 0 ? lines.map((l) => " ".repeat(pad) + l) : lines;
     this.cache = { width, lines: out };
