@@ -48,7 +48,10 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
       for (const [n, c] of host.setup.extensions.getCommands())
         lines.push(`  /${n.padEnd(9)} ${c.description ?? "(extension)"}`);
       for (const t of host.setup.templates) lines.push(`  /${t.name.padEnd(9)} ${t.description}`);
-      lines.push("Keys: Enter send/steer · Alt+Enter follow-up · Esc abort · Ctrl+C clear/abort/quit · Ctrl+D quit");
+      lines.push(
+        "Keys: Enter send/steer · Alt+Enter follow-up · Ctrl+J new line · ↑↓ history · Esc abort · " +
+          "Ctrl+O expand tools · Ctrl+C clear/abort/quit · Ctrl+D quit",
+      );
       host.notice(lines.join("\n"));
       return;
     }
