@@ -3,9 +3,10 @@
  * below it the output (bash streams live), collapsed to a few lines unless expanded (Ctrl+O); edit and write as a
  * coloured unified diff.
  */
-import { truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import type { ChatItem } from "./chat-items.js";
 import { expandTabs } from "./markdown/inline.js";
+import { wrapStyled } from "./markdown/wrap.js";
 import { theme } from "./theme.js";
 import { colorDiff, keyArgs, resultText, toolDiff } from "./tool-format.js";
 
@@ -24,6 +25,10 @@ export function formatElapsed(ms: number): string {
   if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+}
+
+function wrapOne(line: string, width: number): string[] {
+  return line ? wrapStyled(line, width) : [""];
 }
 
 export class ToolItem implements ChatItem {
@@ -140,15 +145,32 @@ export class ToolItem implements ChatItem {
     return lines;
   }
 
+  /**
+   * The body, collapsed to `max` rows: only the source lines that can show are wrapped (a 10,000-line output
+   * costs the same as a short one), and the hint counts the source lines left out.
+   */
   private pushBody(lines: string[], body: string[], width: number, max: number, keep: "head" | "tail"): void {
     const inner = Math.max(1, width - 3);
-    const wrapped: string[] = [];
-    for (const l of body) for (const w of l ? wrapTextWithAnsi(l, inner) : [""]) wrapped.push(w);
-    const hidden = Math.max(0, wrapped.length - max);
-    const shown = hidden === 0 ? wrapped : keep === "head" ? wrapped.slice(0, max) : wrapped.slice(-max);
+    const rows: string[] = [];
+    let used = 0;
+    if (keep === "head") {
+      for (; used < body.length && rows.length < max; used++) for (const w of wrapOne(body[used]!, inner)) rows.push(w);
+      if (rows.length > max) rows.length = max;
+    } else {
+      const tail: string[][] = [];
+      let n = 0;
+      for (let i = body.length - 1; i >= 0 && n < max; i--, used++) {
+        const w = wrapOne(body[i]!, inner);
+        tail.push(w);
+        n += w.length;
+      }
+      for (let i = tail.length - 1; i >= 0; i--) rows.push(...tail[i]!);
+      if (rows.length > max) rows.splice(0, rows.length - max);
+    }
+    const hidden = body.length - used;
     const more = theme.gray(`   … ${hidden} more line${hidden === 1 ? "" : "s"} · Ctrl+O to expand`);
     if (hidden > 0 && keep === "tail") lines.push(more);
-    for (const l of shown) lines.push(truncateToWidth(`   ${l}`, width, ""));
+    for (const l of rows) lines.push(truncateToWidth(`   ${l}`, width, ""));
     if (hidden > 0 && keep === "head") lines.push(more);
   }
 }

@@ -4,10 +4,11 @@
  * wrapped to fit), rules. Every returned line is at most `width` columns wide, measured with pi-tui's
  * `visibleWidth` (wide CJK and emoji count two).
  */
-import { truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import type { Token, Tokens } from "marked";
 import { type HighlightCache, highlightLines, highlightStreaming } from "./highlight.js";
 import { expandTabs, type InlineOptions, renderInline } from "./inline.js";
+import { wrapStyled } from "./wrap.js";
 
 export interface BlockContext extends InlineOptions {
   /** The block is the last one of a message still streaming (an open fence gets no closing border). */
@@ -18,8 +19,7 @@ export interface BlockContext extends InlineOptions {
 
 function wrap(text: string, width: number): string[] {
   if (width <= 0) return [text];
-  const out: string[] = [];
-  for (const l of wrapTextWithAnsi(text, width)) out.push(visibleWidth(l) > width ? truncateToWidth(l, width, "") : l);
+  const out = wrapStyled(text, width);
   return out.length ? out : [""];
 }
 
