@@ -158,5 +158,7 @@ function provisional(t: Token): Token {
   const outside = fixed.replace(/`[^`]*`/g, "");
   if ((outside.match(/\*\*/g)?.length ?? 0) % 2 === 1) fixed += "**";
   if (fixed === raw.replace(/\n+$/, "")) return t;
-  return lex(fixed)[0] ?? t;
+  // Only when the closed text is still one block; otherwise show it as it is rather than lose part of it.
+  const again = lex(fixed).filter((x) => x.type !== "space");
+  return again.length === 1 ? again[0]! : t;
 }
