@@ -71,6 +71,8 @@ export class AssistantItem implements ChatItem {
   private hasText = false;
   private done = false;
   private showThinking: boolean;
+  /** The last render; the view asks for it several times per frame. */
+  private cache: { width: number; lines: string[] } | undefined;
 
   constructor(showThinking = true) {
     this.showThinking = showThinking;
@@ -84,10 +86,12 @@ export class AssistantItem implements ChatItem {
       if (part.type === "thinking" && part.thinking) thinking += part.thinking;
       else if (part.type === "text" && part.text) text += part.text;
     }
-    this.hasThinking = thinking.trim().length > 0;
-    this.hasText = text.trim().length > 0;
+    // /\S/ stops at the first visible character: no copy of the growing text per delta.
+    this.hasThinking = /\S/.test(thinking);
+    this.hasText = /\S/.test(text);
     if (this.hasThinking) this.thinking.setText(thinking.trimStart());
     if (this.hasText) this.markdown.setText(text.trimStart());
+    this.cache = undefined;
   }
 
   end(message: AssistantLike): void {
@@ -97,6 +101,7 @@ export class AssistantItem implements ChatItem {
     this.markdown.finish();
     this.thinking.finish();
     this.done = true;
+    this.cache = undefined;
   }
 
   finished(): boolean {
@@ -106,17 +111,23 @@ export class AssistantItem implements ChatItem {
     this.markdown.finish();
     this.thinking.finish();
     this.done = true;
+    this.cache = undefined;
   }
   invalidate(): void {
+    this.cache = undefined;
     this.thinking.invalidate();
     this.markdown.invalidate();
     this.footer.invalidate();
   }
   render(width: number): string[] {
+    if (this.cache?.width === width) return this.cache.lines;
     const lines: string[] = [""];
-    if (this.hasThinking && this.showThinking) lines.push(...this.thinking.render(width));
-    if (this.hasText) lines.push(...this.markdown.render(width));
-    lines.push(...this.footer.render(width));
-    return lines.length === 1 ? [] : lines;
+    // Loops, not push(...spread): a reply can have more lines than a call can take arguments.
+    if (this.hasThinking && this.showThinking) for (const l of this.thinking.render(width)) lines.push(l);
+    if (this.hasText) for (const l of this.markdown.render(width)) lines.push(l);
+    for (const l of this.footer.render(width)) lines.push(l);
+    const out = lines.length === 1 ? [] : lines;
+    this.cache = { width, lines: out };
+    return out;
   }
 }

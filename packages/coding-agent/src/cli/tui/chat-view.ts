@@ -121,7 +121,7 @@ export class ChatView implements LiveRoot {
       const lines = i === 0 ? this.headLines(width) : item.render(width);
       for (const l of lines) out.push(l);
     });
-    for (const p of this.panel) out.push(...p.render(width));
+    for (const p of this.panel) for (const l of p.render(width)) out.push(l);
     return out;
   }
 

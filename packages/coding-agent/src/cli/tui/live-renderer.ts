@@ -95,7 +95,7 @@ export class LiveRenderer {
   /** Writes finished lines above the live region; they go to scrollback and are never redrawn. */
   commit(lines: readonly string[]): void {
     if (lines.length === 0) return;
-    this.pendingCommit.push(...lines);
+    for (const l of lines) this.pendingCommit.push(l);
     this.requestRender();
   }
 
@@ -122,7 +122,7 @@ export class LiveRenderer {
     if (overflow > 0) {
       const n = Math.min(overflow, this.root.committableTop(width));
       if (n > 0) {
-        this.pendingCommit.push(...lines.slice(0, n));
+        for (let i = 0; i < n; i++) this.pendingCommit.push(lines[i]!);
         this.root.consumeTop(n);
         lines = lines.slice(n);
       }

@@ -29,7 +29,7 @@ export function renderBlocks(tokens: readonly Token[], width: number, ctx: Block
   const shown = tokens.filter((t) => t.type !== "space" && t.type !== "def" && t.type !== "checkbox");
   shown.forEach((t, i) => {
     if (i > 0 && !tight) out.push("");
-    out.push(...renderBlock(t, width, { ...ctx, streaming: ctx.streaming && i === shown.length - 1 }));
+    for (const l of renderBlock(t, width, { ...ctx, streaming: ctx.streaming && i === shown.length - 1 })) out.push(l);
   });
   return out;
 }
