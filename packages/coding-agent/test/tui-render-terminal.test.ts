@@ -77,6 +77,25 @@ describe("rendering in a terminal emulator", () => {
       h.stop();
     }));
 
+  it("survives the screen getting shorter mid-stream: nothing lost or doubled", () =>
+    withTheme(false, async () => {
+      const h = harness(40, 20);
+      const reply = `${words(120)}\n\n${words(120, 121)}`;
+      let shrunk = false;
+      await h.stream(reply, 12, async (sofar) => {
+        // Once the live region fills the 20 rows, shrink to 8: its top is out of the cursor's reach.
+        if (!shrunk && sofar.length > reply.length / 2) {
+          shrunk = true;
+          h.vt.resize(40, 8);
+          await h.frame();
+        }
+      });
+      const all = h.vt.allLines();
+      expect(wordOrder(all)).toEqual(Array.from({ length: 240 }, (_, i) => i + 1));
+      expect(all.filter((l) => l === "> editor")).toHaveLength(1);
+      h.stop();
+    }));
+
   it("measures CJK and emoji as two columns: wrapped lines fit and nothing spills or overlaps", () =>
     withTheme(false, async () => {
       const cols = 21;

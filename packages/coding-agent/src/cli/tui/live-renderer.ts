@@ -40,6 +40,8 @@ export class LiveRenderer {
   private width = 0;
   /** Width the live region on screen was drawn at; after a resize its lines may have re-wrapped. */
   private drawnWidth = 0;
+  /** Screen height at the last frame; a shorter screen pushed the top of the live region out of reach. */
+  private drawnRows = 0;
   /**
    * A lower bound of the screen row of the live region's first line (we do not know where the shell left the
    * cursor, so start at 0). tmux keeps the cursor's row when it re-wraps on a resize, so the rows above the
@@ -115,7 +117,8 @@ export class LiveRenderer {
     const rows = Math.max(4, this.terminal.rows);
     // Row of the cursor (last live line), as a lower bound; on a resize the terminal keeps it there.
     const cursorRow = Math.min(rows - 1, this.liveTop + Math.max(0, this.prev.length - 1));
-    if (this.prev.length > 0 && this.drawnWidth !== width) this.dropUnreachable(width, cursorRow);
+    const reshaped = this.prev.length > 0 && (this.drawnWidth !== width || this.drawnRows !== rows);
+    if (reshaped) this.dropUnreachable(width, cursorRow);
     let lines = this.root.render(width);
     // Keep the live region within the screen: hand overflowing top lines to the scrollback.
     const overflow = lines.length - (rows - 1);
@@ -133,7 +136,7 @@ export class LiveRenderer {
     const live = lines.map((l) => fit(l, width));
     const committed = this.pendingCommit.splice(0).map((l) => fit(l, width));
     let out = SYNC_START;
-    const resized = this.prev.length > 0 && this.drawnWidth !== width;
+    const resized = reshaped;
     /** Screen row (lower bound) where the first committed or live line is written. */
     let startRow = this.liveTop;
     // Lines are overwritten in place, each row erased first (fit adds EL 2); ED runs only after the last line.
@@ -193,6 +196,7 @@ export class LiveRenderer {
     this.liveTop = Math.max(0, endRow - Math.max(0, live.length - 1));
     this.prev = live;
     this.drawnWidth = width;
+    this.drawnRows = rows;
     this.frames++;
   }
 
