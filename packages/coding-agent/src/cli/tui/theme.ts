@@ -77,7 +77,7 @@ export function createTheme(options: ThemeOptions = {}): Theme {
   const blue = fg(light ? "34" : "94");
   const magenta = fg(light ? "35" : "95");
   const cyan = fg(light ? "36" : "96");
-  const gray = fg(light ? "90" : "90");
+  const gray = fg("90");
   const bold = attr("1", "22");
   const dim = color ? attr("2", "22") : (s: string) => s;
   const italic = attr("3", "23");
