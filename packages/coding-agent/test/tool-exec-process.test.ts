@@ -61,6 +61,24 @@ describe("exec tool", () => {
     expect(textOf(await proc.execute("4", { action: "list" }))).toContain(`${id} pid`);
   });
 
+  it("regression: exec does not source ~/.bashrc (bash takes Node's stdin socket for rshd)", async () => {
+    // A ~/.bashrc that leaves a mark: before the fix every exec call ran it (and a slow one stalled exec).
+    writeFileSync(path.join(dir, ".bashrc"), `echo sourced > ${JSON.stringify(path.join(dir, "mark"))}\n`);
+    const saved = { HOME: process.env.HOME, SHLVL: process.env.SHLVL };
+    process.env.HOME = dir;
+    delete process.env.SHLVL; // bash only sources it for a top-level shell
+    try {
+      const exec = createExecTool(dir, { registry });
+      expect(textOf(await exec.execute("1", { command: "echo ran" }))).toBe("ran\n\nExit code: 0");
+      expect(existsSync(path.join(dir, "mark"))).toBe(false);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   it("talks to a background process through stdin", async () => {
     const exec = createExecTool(dir, { registry });
     const proc = createProcessTool({ registry });

@@ -74,6 +74,22 @@ describe("live renderer", () => {
     r.stop();
   });
 
+  it("rewrites only the changed rows when the height is unchanged, leaving the panel below untouched", async () => {
+    const term = new FakeTerminal();
+    const root = new Lines();
+    root.lines = ["reply: one", "status line", "> editor"];
+    const r = new LiveRenderer(term, root);
+    r.start(() => {});
+    root.lines = ["reply: one two", "status line", "> editor"];
+    r.requestRender();
+    await flush();
+    const frame = term.out[term.out.length - 1]!;
+    expect(visible(frame)).toBe("reply: one two");
+    expect(frame).toContain("\x1b[2A"); // up to the changed row…
+    expect(frame).toContain("\x1b[2B"); // …and back down to the last row
+    r.stop();
+  });
+
   it("coalesces many updates into one frame", async () => {
     const term = new FakeTerminal();
     const root = new Lines();
@@ -113,6 +129,18 @@ describe("live renderer", () => {
     r.requestRender();
     await flush();
     expect(visible(term.out[term.out.length - 1]!)).not.toContain("line 0");
+    r.stop();
+  });
+
+  it("shows the bottom of a live region that is too tall and cannot be committed yet", async () => {
+    const term = new FakeTerminal(); // 10 rows
+    const root = new Lines();
+    root.lines = Array.from({ length: 20 }, (_, i) => `row ${i}`);
+    root.streaming = 0; // nothing committable (e.g. a running tool is first)
+    const r = new LiveRenderer(term, root);
+    r.start(() => {});
+    const shown = visible(term.out.join("")).split("\r\n");
+    expect(shown).toEqual(Array.from({ length: 9 }, (_, i) => `row ${i + 11}`));
     r.stop();
   });
 

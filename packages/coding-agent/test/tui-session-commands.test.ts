@@ -1,4 +1,7 @@
-/** Session commands of the interactive UI in tmux: /tree moves back to an earlier point, /new starts afresh. */
+/**
+ * Session commands and the editor of the interactive UI in tmux: /tree moves back to an earlier point, ↑ recalls
+ * the last prompt, Ctrl+J makes a multi-line prompt, /new starts afresh.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliFixture, makeFixture } from "./cli-helpers/fixture.js";
 import { lastUserText, type MockServer, startMockOpenAI } from "./cli-helpers/mock-openai.js";
@@ -54,7 +57,7 @@ describe("interactive session commands", () => {
       // Filter down to the first user message and choose it.
       keys("alpha");
       await waitFor(
-        (s) => s.includes("filter: alpha") && s.includes("→ › alpha") && !/^\s+› beta/m.test(s),
+        (s) => s.includes("search: alpha") && /→ •?\s*› alpha/.test(s) && !/^\s+› beta/m.test(s),
         "filtered",
       );
       keys("Enter");
@@ -67,6 +70,18 @@ describe("interactive session commands", () => {
       const sent = JSON.stringify(server.requests.find((r) => lastUserText(r) === "gamma")!.messages);
       expect(sent).not.toContain("alpha");
       expect(sent).not.toContain("beta");
+
+      // Editor: ↑ recalls the previous prompt; Ctrl+J makes a multi-line prompt, sent as typed.
+      keys("Up");
+      await waitFor((s) => editorText(s) === "gamma", "history recall");
+      keys("C-u");
+      keys("line one");
+      keys("C-j");
+      keys("line two");
+      await waitFor((s) => editorText(s) === "line one\nline two", "two lines in the editor");
+      keys("Enter");
+      await waitFor((s) => s.includes("ok:line one") && !s.includes("working"), "reply to the two-line prompt");
+      expect(server.requests.some((r) => lastUserText(r) === "line one\nline two")).toBe(true);
 
       keys("/new");
       keys("Enter");

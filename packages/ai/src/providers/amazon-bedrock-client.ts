@@ -80,9 +80,10 @@ function requestUrl(request: SdkRequest): string {
 }
 
 /** The SDK hands JSON over as a Uint8Array subclass, which undici rejects: give fetch a plain view of it. */
-function requestBody(body: unknown): string | Uint8Array | undefined {
+function requestBody(body: unknown): string | Uint8Array<ArrayBuffer> | undefined {
   if (body === undefined || body === null || typeof body === "string") return body ?? undefined;
-  if (body instanceof Uint8Array) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  // A copy backed by a plain ArrayBuffer: what fetch's BodyInit accepts (a view may sit on a SharedArrayBuffer).
+  if (body instanceof Uint8Array) return new Uint8Array(body);
   throw new Error(`Bedrock request body of type ${Object.prototype.toString.call(body)} is not supported`);
 }
 

@@ -27,7 +27,12 @@ export interface SpawnShellOptions {
 
 /** Start `command` under a shell, as leader of a new process group. */
 export function spawnShell(command: string, options: SpawnShellOptions): ChildProcess {
-  return spawn(options.shell ?? defaultShell(), ["-c", command], {
+  const shell = options.shell ?? defaultShell();
+  // Node hands a piped stdin over as a socket, and bash takes a socket on stdin for rshd and sources ~/.bashrc
+  // for `-c` commands. That would make every exec call run the user's interactive set-up (seen here: a pyenv
+  // rehash taking a lock, so concurrent calls hung for seconds). `--norc` keeps exec like the bash tool.
+  const args = /(^|\/)bash$/.test(shell) ? ["--norc", "-c", command] : ["-c", command];
+  return spawn(shell, args, {
     cwd: options.cwd,
     env: options.env ?? process.env,
     detached: true,

@@ -10,6 +10,8 @@ export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 export interface TuiSession {
   /** File receiving every byte the CLI wrote to the terminal. */
   rawLog: string;
+  /** The tmux target (session name), for commands such as paste-buffer. */
+  target: string;
   screen(): string;
   /** Screen plus up to 500 lines of scrollback. */
   history(): string;
@@ -35,6 +37,7 @@ export function startTui(fx: CliFixture, name: string, args: string[]): TuiSessi
   const screen = () => tmux("capture-pane", "-p", "-t", session);
   return {
     rawLog,
+    target: session,
     screen,
     history: () => tmux("capture-pane", "-p", "-S", "-500", "-t", session),
     keys: (...k) => void tmux("send-keys", "-t", session, ...k),

@@ -1,6 +1,7 @@
 /** Transcript entries shown in the terminal UI: user turns, assistant replies (thinking + markdown), notices. */
-import { type Component, Markdown, Text } from "@mariozechner/pi-tui";
-import { c, markdownTheme } from "./theme.js";
+import { type Component, Text } from "@mariozechner/pi-tui";
+import { StreamingMarkdown } from "./markdown/streaming-markdown.js";
+import { c } from "./theme.js";
 
 /** A transcript entry; once `finished()` it is committed to the scrollback and never redrawn. */
 export interface ChatItem extends Component {
@@ -63,13 +64,15 @@ interface AssistantLike {
 
 /** The assistant's reply while it streams: thinking (dim) then markdown text. Tool calls are separate items. */
 export class AssistantItem implements ChatItem {
-  private thinking = new Text("", 1, 0);
-  private markdown = new Markdown("", 1, 0, markdownTheme);
+  private thinking = new StreamingMarkdown({ paddingX: 1, lineStyle: (l) => c.dim(c.italic(l)) });
+  private markdown = new StreamingMarkdown({ paddingX: 1 });
   private footer = new Text("", 1, 0);
   private hasThinking = false;
   private hasText = false;
   private done = false;
   private showThinking: boolean;
+  /** The last render; the view asks for it several times per frame. */
+  private cache: { width: number; lines: string[] } | undefined;
 
   constructor(showThinking = true) {
     this.showThinking = showThinking;
@@ -83,35 +86,48 @@ export class AssistantItem implements ChatItem {
       if (part.type === "thinking" && part.thinking) thinking += part.thinking;
       else if (part.type === "text" && part.text) text += part.text;
     }
-    this.hasThinking = thinking.trim().length > 0;
-    this.hasText = text.trim().length > 0;
-    if (this.hasThinking) this.thinking.setText(c.dim(c.italic(thinking.trim())));
-    if (this.hasText) this.markdown.setText(text.trim());
+    // /\S/ stops at the first visible character: no copy of the growing text per delta.
+    this.hasThinking = /\S/.test(thinking);
+    this.hasText = /\S/.test(text);
+    if (this.hasThinking) this.thinking.setText(thinking.trimStart());
+    if (this.hasText) this.markdown.setText(text.trimStart());
+    this.cache = undefined;
   }
 
   end(message: AssistantLike): void {
     this.update(message);
     if (message.stopReason === "aborted") this.footer.setText(c.yellow("⏹ aborted"));
     else if (message.stopReason === "error") this.footer.setText(c.red(`✖ ${message.errorMessage ?? "error"}`));
+    this.markdown.finish();
+    this.thinking.finish();
     this.done = true;
+    this.cache = undefined;
   }
 
   finished(): boolean {
     return this.done;
   }
   finish(): void {
+    this.markdown.finish();
+    this.thinking.finish();
     this.done = true;
+    this.cache = undefined;
   }
   invalidate(): void {
+    this.cache = undefined;
     this.thinking.invalidate();
     this.markdown.invalidate();
     this.footer.invalidate();
   }
   render(width: number): string[] {
+    if (this.cache?.width === width) return this.cache.lines;
     const lines: string[] = [""];
-    if (this.hasThinking && this.showThinking) lines.push(...this.thinking.render(width));
-    if (this.hasText) lines.push(...this.markdown.render(width));
-    lines.push(...this.footer.render(width));
-    return lines.length === 1 ? [] : lines;
+    // Loops, not push(...spread): a reply can have more lines than a call can take arguments.
+    if (this.hasThinking && this.showThinking) for (const l of this.thinking.render(width)) lines.push(l);
+    if (this.hasText) for (const l of this.markdown.render(width)) lines.push(l);
+    for (const l of this.footer.render(width)) lines.push(l);
+    const out = lines.length === 1 ? [] : lines;
+    this.cache = { width, lines: out };
+    return out;
   }
 }

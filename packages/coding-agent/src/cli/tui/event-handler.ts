@@ -5,7 +5,7 @@
 import { AssistantItem, type ChatItem, NoticeItem, UserItem, userText } from "./chat-items.js";
 import type { ChatView } from "./chat-view.js";
 import type { StatusLine } from "./status-bar.js";
-import { ToolItem } from "./tool-item.js";
+import { type ToolDisplay, ToolItem } from "./tool-item.js";
 
 /** The subset of session events the UI reads; other event types are ignored. */
 export interface UiEvent {
@@ -30,12 +30,15 @@ export interface UiEvent {
 export class SessionEventHandler {
   private assistant: AssistantItem | undefined;
   private tools = new Map<string, ToolItem>();
+  /** The most recent tool call, for Ctrl+O once it is in the scrollback. */
+  lastTool: ToolItem | undefined;
 
   constructor(
     private view: ChatView,
     private status: StatusLine,
     private requestRender: () => void,
     private onRunEnd: () => void,
+    readonly toolDisplay: ToolDisplay = { expanded: false },
   ) {}
 
   add(item: ChatItem): void {
@@ -72,7 +75,11 @@ export class SessionEventHandler {
         if (event.message?.role === "assistant") this.onAssistant(event.message, false);
         break;
       case "message_end":
-        if (event.message?.role === "assistant") this.onAssistant(event.message, true);
+        if (event.message?.role === "assistant") {
+          this.onAssistant(event.message, true);
+          // Usage, cost and context size change with every reply: refresh the status line (once per message).
+          this.onRunEnd();
+        }
         break;
       case "tool_execution_start":
         this.tool(event.toolCallId!, event.toolName ?? "tool").start(event.args);
@@ -127,8 +134,9 @@ export class SessionEventHandler {
   private tool(id: string, name: string): ToolItem {
     let item = this.tools.get(id);
     if (!item) {
-      item = new ToolItem(id, name);
+      item = new ToolItem(id, name, this.toolDisplay);
       this.tools.set(id, item);
+      this.lastTool = item;
       this.view.add(item);
     }
     return item;

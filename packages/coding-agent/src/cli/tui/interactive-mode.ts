@@ -1,6 +1,7 @@
 /**
  * The interactive terminal UI (default when stdin is a terminal). Enter sends; while the agent works Enter steers
- * and Alt+Enter queues a follow-up; Esc aborts. Rendering: see live-renderer.ts (scrollback kept, no flicker).
+ * and Alt+Enter queues a follow-up; Esc aborts; Ctrl+O expands tool output. Keys: the README's table.
+ * Rendering: see live-renderer.ts (scrollback kept, no flicker).
  */
 import {
   CombinedAutocompleteProvider,
@@ -16,16 +17,17 @@ import { CliUsageError } from "../errors.js";
 import { readVersion } from "../main.js";
 import { type CliSetup, setupSession, shutdown, submit } from "../session-setup.js";
 import { ApprovalPrompts } from "./approval-prompt.js";
-import { NoticeItem } from "./chat-items.js";
+import { type ChatItem, NoticeItem } from "./chat-items.js";
 import { ChatView } from "./chat-view.js";
+import { ChoicePrompt, type ChoiceRequest } from "./choice-prompt.js";
 import { SessionEventHandler } from "./event-handler.js";
 import { LiveRenderer } from "./live-renderer.js";
 import { askMcpTrust } from "./mcp-trust-prompt.js";
 import { replayItems } from "./replay.js";
-import { Selector } from "./selector.js";
+import { Selector, type SelectorOptions } from "./selector.js";
 import { BUILTIN_COMMANDS, type CommandHost, runBuiltinCommand } from "./slash-commands.js";
 import { InfoLine, StatusLine } from "./status-bar.js";
-import { c, editorTheme } from "./theme.js";
+import { c, createTheme, editorTheme, setTheme, type ThemeMode } from "./theme.js";
 
 export async function runInteractiveMode(args: CliArgs): Promise<number> {
   let handler: SessionEventHandler | undefined;
@@ -51,7 +53,8 @@ class InteractiveApp implements CommandHost {
   private status: StatusLine;
   private info = new InfoLine();
   private handler: SessionEventHandler;
-  private selector: Selector | undefined;
+  /** A picker or inline choice in the panel; it takes the keyboard while shown. */
+  private selector: Selector | ChoicePrompt | undefined;
   private approvals = new ApprovalPrompts(
     (id, decision) => this.setup.session.agent.resolveApproval(id, decision, { by: "tui" }),
     () => {
@@ -69,6 +72,7 @@ class InteractiveApp implements CommandHost {
     exposeHandler: (h: SessionEventHandler) => void,
   ) {
     this.setup = setup;
+    applyThemeSetting(setup);
     this.view = new ChatView((lines) => this.renderer.commit(lines));
     this.renderer = new LiveRenderer(new ProcessTerminal(), this.view);
     // The editor only needs requestRender() and terminal.rows from its host.
@@ -94,7 +98,7 @@ class InteractiveApp implements CommandHost {
       this.view.add(
         new NoticeItem(
           `${c.bold("tiller")} ${readVersion()} · ${model.provider}/${model.id} · ${process.cwd()}\n` +
-            "Enter send · Alt+Enter follow-up · Esc abort · /help",
+            "Enter send · Alt+Enter follow-up · Esc abort · Ctrl+O expand tools · /help",
         ),
       );
       for (const n of this.setup.notes) this.handler.notice(n.message, n.level);
@@ -178,6 +182,17 @@ class InteractiveApp implements CommandHost {
       this.renderer.requestRender();
       return;
     }
+    if (data === "\n") {
+      // Ctrl+J (LF; Enter sends CR): a new line in the editor, in every terminal (Shift+Enter needs the kitty
+      // keyboard protocol, which tmux and many terminals do not pass on).
+      this.editor.insertTextAtCursor("\n");
+      this.renderer.requestRender();
+      return;
+    }
+    if (matchesKey(data, "ctrl+o")) {
+      this.toggleToolOutput();
+      return;
+    }
     if (matchesKey(data, "ctrl+d") && !this.editor.getText()) {
       this.quit();
       return;
@@ -219,8 +234,16 @@ class InteractiveApp implements CommandHost {
     this.handler.notice(message, level);
   }
 
-  async pick(title: string, items: SelectItem[], selected?: string): Promise<string | undefined> {
-    const selector = new Selector(title, items, selected);
+  async pick(title: string, items: SelectItem[], options?: string | SelectorOptions): Promise<string | undefined> {
+    return this.showInPanel(new Selector(title, items, options));
+  }
+
+  /** An inline choice (approvals, MCP trust): resolves with the chosen value, or `cancel` on Esc. */
+  choose(request: ChoiceRequest): Promise<string | undefined> {
+    return this.showInPanel(new ChoicePrompt(request));
+  }
+
+  private async showInPanel(selector: Selector | ChoicePrompt): Promise<string | undefined> {
     this.selector = selector;
     this.layout();
     this.renderer.requestRender();
@@ -231,6 +254,27 @@ class InteractiveApp implements CommandHost {
       this.layout();
       this.renderer.requestRender();
     }
+  }
+
+  /**
+   * Ctrl+O: tool output expanded or collapsed for the calls still on screen and those to come. A finished call
+   * is in the scrollback and cannot be redrawn: the last one is shown again, whole, below.
+   */
+  private toggleToolOutput(): void {
+    const display = this.handler.toolDisplay;
+    display.expanded = !display.expanded;
+    const last = this.handler.lastTool;
+    if (display.expanded && last?.finished() && this.view.pendingCount === 0) {
+      const again: ChatItem = {
+        render: (w) => last.render(w, true),
+        invalidate: () => last.invalidate(),
+        finished: () => true,
+        finish: () => {},
+      };
+      this.view.add(again);
+    }
+    this.view.invalidate();
+    this.handler.notice(display.expanded ? "tool output expanded (Ctrl+O collapses)" : "tool output collapsed");
   }
 
   setEditorText(text: string): void {
@@ -255,7 +299,7 @@ class InteractiveApp implements CommandHost {
   }
 
   showBranch(): void {
-    for (const item of replayItems(this.setup.session.messages)) this.view.add(item);
+    for (const item of replayItems(this.setup.session.messages, 40, this.handler.toolDisplay)) this.view.add(item);
     this.renderer.requestRender();
   }
 
@@ -263,10 +307,13 @@ class InteractiveApp implements CommandHost {
     const { session } = this.setup;
     let tokens: number | undefined;
     let cost: number | undefined;
+    let context: { tokens: number; window: number } | undefined;
     try {
       const stats = session.getSessionStats();
       tokens = stats.tokens.total;
       cost = stats.cost;
+      const usage = session.getContextUsage();
+      context = { tokens: usage.tokens, window: usage.contextWindow };
     } catch {
       // stats are cosmetic
     }
@@ -275,6 +322,7 @@ class InteractiveApp implements CommandHost {
       thinking: session.thinkingLevel,
       ...(tokens !== undefined ? { tokens } : {}),
       ...(cost !== undefined ? { cost } : {}),
+      ...(context ? { context } : {}),
       session: session.sessionFile ? session.sessionId.slice(0, 8) : "not saved",
     });
     this.renderer.requestRender();
@@ -290,5 +338,13 @@ class InteractiveApp implements CommandHost {
     };
     if (session.isStreaming) session.abort().then(done, done);
     else done();
+  }
+}
+
+/** The `theme` setting ("dark" | "light") overrides the COLORFGBG guess; NO_COLOR still wins for colours. */
+function applyThemeSetting(setup: CliSetup): void {
+  const value = (setup.session.settingsManager.get() as { theme?: unknown }).theme;
+  if (value === "dark" || value === "light") {
+    setTheme(createTheme({ mode: value as ThemeMode, color: !process.env.NO_COLOR }));
   }
 }

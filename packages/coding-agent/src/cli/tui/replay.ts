@@ -1,9 +1,9 @@
 /** Rebuilds transcript items from stored messages (after /resume, /tree, /fork), newest `limit` messages only. */
 import type { AgentMessage } from "@tiller/agent";
 import { AssistantItem, type ChatItem, NoticeItem, UserItem, userText } from "./chat-items.js";
-import { ToolItem } from "./tool-item.js";
+import { type ToolDisplay, ToolItem } from "./tool-item.js";
 
-export function replayItems(messages: readonly AgentMessage[], limit = 40): ChatItem[] {
+export function replayItems(messages: readonly AgentMessage[], limit = 40, display?: ToolDisplay): ChatItem[] {
   const items: ChatItem[] = [];
   const start = Math.max(0, messages.length - limit);
   if (start > 0) items.push(new NoticeItem(`… ${start} earlier messages not shown`));
@@ -17,7 +17,7 @@ export function replayItems(messages: readonly AgentMessage[], limit = 40): Chat
       items.push(a);
       for (const p of (m.content as Array<{ type: string; id?: string; name?: string; arguments?: unknown }>) ?? []) {
         if (p.type !== "toolCall" || !p.id) continue;
-        const t = new ToolItem(p.id, p.name ?? "tool");
+        const t = new ToolItem(p.id, p.name ?? "tool", display);
         t.setArgs(p.name ?? "", p.arguments);
         tools.set(p.id, t);
         items.push(t);

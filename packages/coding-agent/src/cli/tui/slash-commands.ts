@@ -7,13 +7,18 @@ import { THINKING_LEVELS } from "../args.js";
 import { formatMcpStatus } from "../mcp-format.js";
 import type { CliSetup } from "../session-setup.js";
 import { userText } from "./chat-items.js";
+import type { ChoiceRequest } from "./choice-prompt.js";
+import { findModel, firstLine, modelItems, searchModels, sessionItems, treeItems } from "./pickers.js";
+import type { SelectorOptions } from "./selector.js";
 
 /** What commands may do to the UI. */
 export interface CommandHost {
   setup: CliSetup;
   notice(message: string, level?: "info" | "warning" | "error"): void;
-  /** Shows a picker; `selected` is the value highlighted first. */
-  pick(title: string, items: SelectItem[], selected?: string): Promise<string | undefined>;
+  /** Shows a picker; a string option is the value highlighted first. */
+  pick(title: string, items: SelectItem[], options?: string | SelectorOptions): Promise<string | undefined>;
+  /** An inline choice in the panel (the seam for approvals and trust prompts); `cancel` on Esc. */
+  choose(request: ChoiceRequest): Promise<string | undefined>;
   setEditorText(text: string): void;
   /** Replaces the session (resume) and redraws the transcript. */
   openSession(path: string): Promise<void>;
@@ -45,7 +50,10 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
       for (const [n, c] of host.setup.extensions.getCommands())
         lines.push(`  /${n.padEnd(9)} ${c.description ?? "(extension)"}`);
       for (const t of host.setup.templates) lines.push(`  /${t.name.padEnd(9)} ${t.description}`);
-      lines.push("Keys: Enter send/steer · Alt+Enter follow-up · Esc abort · Ctrl+C clear/abort/quit · Ctrl+D quit");
+      lines.push(
+        "Keys: Enter send/steer · Alt+Enter follow-up · Ctrl+J new line · ↑↓ history · Esc abort · " +
+          "Ctrl+O expand tools · Ctrl+C clear/abort/quit · Ctrl+D quit",
+      );
       host.notice(lines.join("\n"));
       return;
     }
@@ -58,25 +66,21 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
       return;
     case "model": {
       const registry = host.setup.modelRegistry;
-      let choice = arg.trim();
-      if (!choice) {
-        const models = registry.getAvailable();
-        const picked = await host.pick(
-          "Model",
-          models.map((m) => ({ value: `${m.provider}/${m.id}`, label: `${m.provider}/${m.id}`, description: m.name })),
-          `${session.model.provider}/${session.model.id}`,
-        );
+      const query = arg.trim();
+      const current = `${session.model.provider}/${session.model.id}`;
+      let model = query ? findModel(registry, query) : undefined;
+      if (!model) {
+        // No exact match: fuzzy search over the catalog and configured providers, in the picker.
+        if (query && searchModels(registry, query).length === 0) throw new Error(`unknown model "${query}"`);
+        const picked = await host.pick("Model", modelItems(registry), { selected: current, filter: query });
         if (!picked) return;
-        choice = picked;
+        model = findModel(registry, picked);
+        if (!model) throw new Error(`unknown model "${picked}"`);
       }
-      const slash = choice.indexOf("/");
-      const model =
-        slash > 0
-          ? registry.find(choice.slice(0, slash), choice.slice(slash + 1))
-          : registry.getAll().find((m) => m.id === choice);
-      if (!model) throw new Error(`unknown model "${choice}"`);
       session.setModel(model);
       host.notice(`model: ${model.provider}/${model.id} · thinking ${session.thinkingLevel}`);
+      if (!registry.hasConfiguredAuth(model))
+        host.notice(`no API key for ${model.provider} yet: set its environment variable or auth.json`, "warning");
       host.refreshInfo();
       return;
     }
@@ -119,14 +123,7 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
         host.notice("no other session in this folder");
         return;
       }
-      const picked = await host.pick(
-        "Resume session",
-        sessions.slice(0, 200).map((s) => ({
-          value: s.path,
-          label: s.name ?? (s.firstMessage.slice(0, 60) || s.id.slice(0, 8)),
-          description: s.modified.toISOString().slice(0, 16).replace("T", " "),
-        })),
-      );
+      const picked = await host.pick("Resume session", sessionItems(sessions.slice(0, 500)));
       if (picked) await host.openSession(picked);
       return;
     }
@@ -161,29 +158,15 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
       return;
     }
     case "tree": {
-      const items: SelectItem[] = [];
-      const walk = (nodes: ReturnType<SessionManager["getTree"]>, depth: number) => {
-        for (const n of nodes) {
-          const e = n.entry;
-          if (e.type === "message") {
-            const m = e.message as { role?: string; content?: unknown };
-            if (m.role === "user" || m.role === "assistant") {
-              const text = m.role === "user" ? userText(m.content) : assistantText(m.content);
-              items.push({
-                value: e.id,
-                label: `${"  ".repeat(Math.min(depth, 12))}${m.role === "user" ? "›" : "‹"} ${firstLine(text)}`,
-              });
-            }
-          }
-          walk(n.children, n.children.length > 1 ? depth + 1 : depth);
-        }
-      };
-      walk(session.sessionManager.getTree(), 0);
+      const { items, current } = treeItems(session.sessionManager);
       if (items.length === 0) {
         host.notice("the session is empty");
         return;
       }
-      const picked = await host.pick("Session tree (choose a point to continue from)", items);
+      const picked = await host.pick("Session tree (• current branch; choose a point to continue from)", items, {
+        ...(current ? { selected: current } : {}),
+        maxVisible: 14,
+      });
       if (!picked) return;
       const r = await session.navigateTree(picked);
       host.showBranch();
@@ -193,17 +176,4 @@ export async function runBuiltinCommand(host: CommandHost, name: string, arg: st
     default:
       throw new Error(`unknown command /${name} (try /help)`);
   }
-}
-
-function firstLine(text: string): string {
-  const line = text.split("\n").find((l) => l.trim()) ?? "";
-  return line.length > 70 ? `${line.slice(0, 67)}...` : line;
-}
-
-function assistantText(content: unknown): string {
-  if (!Array.isArray(content)) return "";
-  const text = content.map((p: { type?: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : "")).join("");
-  if (text) return text;
-  const tool = content.find((p: { type?: string }) => p.type === "toolCall") as { name?: string } | undefined;
-  return tool ? `[${tool.name}]` : "";
 }

@@ -9,6 +9,8 @@ export interface StatusInfo {
   thinking: string;
   tokens?: number;
   cost?: number;
+  /** Estimated tokens in the context now, and the model's window. */
+  context?: { tokens: number; window: number };
   session?: string;
 }
 
@@ -73,13 +75,21 @@ export class InfoLine implements Component {
 
   render(width: number): string[] {
     const parts = [this.info.model, `thinking ${this.info.thinking}`];
+    const ctx = this.info.context;
+    if (ctx && ctx.window > 0) {
+      const pct = Math.round((ctx.tokens / ctx.window) * 100);
+      const text = `ctx ${formatTokens(ctx.tokens)}/${formatTokens(ctx.window)} (${pct}%)`;
+      parts.push(pct >= 90 ? c.red(text) : pct >= 70 ? c.yellow(text) : text);
+    }
     if (this.info.tokens) parts.push(`${formatTokens(this.info.tokens)} tokens`);
     if (this.info.cost) parts.push(`$${this.info.cost.toFixed(4)}`);
     if (this.info.session) parts.push(this.info.session);
-    return [truncateToWidth(c.gray(` ${parts.join(" · ")}`), width, "…")];
+    return [truncateToWidth(` ${parts.map((p) => c.gray(p)).join(c.gray(" · "))}`, width, "…")];
   }
 }
 
-function formatTokens(n: number): string {
+export function formatTokens(n: number): string {
+  if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
+  if (n >= 10_000) return `${Math.round(n / 1000)}k`;
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
