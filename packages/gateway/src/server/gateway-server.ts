@@ -21,6 +21,7 @@ import {
 } from "../protocol/frames.js";
 import { acceptConnect } from "../protocol/handshake.js";
 import { hasScope } from "../protocol/scopes.js";
+import { WebAssets } from "../web/static-handler.js";
 import { CAP_ALL_EVENTS, Connection } from "./connection.js";
 import { GatewayCore, type GatewayCoreOptions } from "./gateway-core.js";
 import { SubscriptionIndex } from "./subscriptions.js";
@@ -59,6 +60,7 @@ export class GatewayServer {
   readonly bind: string;
   port = 0;
   private closing: Promise<void> | undefined;
+  private readonly web = new WebAssets();
 
   private constructor(private readonly opts: GatewayServerOptions) {
     const cfg = opts.config.gateway;
@@ -131,6 +133,7 @@ export class GatewayServer {
       res.end(JSON.stringify({ ok: true, version: SERVER_VERSION, uptimeMs: Date.now() - this.core.startedAt }));
       return;
     }
+    if (this.web.handle(req, res)) return;
     res.writeHead(426, { "content-type": "text/plain" });
     res.end("Tiller gateway: connect with a WebSocket client (see README).\n");
   }
