@@ -58,6 +58,8 @@ export class App {
   private readonly active = new Map<string, string>();
   private pending: Pending[] = [];
   private refreshTimer: ReturnType<typeof setInterval> | undefined;
+  /** Runs this tab started (the others on the open session come from another tab or client). */
+  private readonly mine = new Set<string>();
   private loadSeq = 0;
 
   constructor(private readonly root: HTMLElement) {
@@ -229,6 +231,9 @@ export class App {
     if (p.stream === "lifecycle") {
       if (d.phase === "start") {
         this.active.set(p.sessionKey, p.runId);
+        if (p.sessionKey === this.current && !this.mine.has(p.runId) && !this.pending.some((x) => x.id === p.runId)) {
+          this.transcript.addNote("A run started from another tab or client.");
+        }
         // A message that waited in the gateway's queue starts its own run now.
         const queued = this.pending.find((x) => x.id === p.runId);
         if (queued) {
@@ -248,6 +253,8 @@ export class App {
     }
     if (p.stream === "lifecycle" && d.phase !== "start") {
       this.deliverSteers(p.sessionKey, p.runId);
+      // Another client's run: the events never carried its message, so the transcript is rebuilt from history.
+      if (p.sessionKey === this.current && !this.mine.has(p.runId)) void this.loadHistory();
       void this.refreshSessions();
       this.sendNextFollowUp(p.sessionKey);
     }
@@ -285,6 +292,7 @@ export class App {
   private startRun(sessionKey: string, runId: string, message: string, steering: boolean): void {
     const socket = this.socket;
     if (!socket) return;
+    this.mine.add(runId);
     socket
       .request("agent", { message, idempotencyKey: runId, sessionKey }, { expectFinal: true })
       .then((payload) => {

@@ -97,6 +97,11 @@ export class Transcript {
     return el;
   }
 
+  addNote(text: string): void {
+    this.el.append(h("div", { class: "status-note" }, text));
+    this.scroll();
+  }
+
   addError(message: string, runId?: string): void {
     const el = h("div", { class: "error", role: "alert" }, message);
     const run = runId ? this.runs.get(runId) : undefined;
