@@ -49,7 +49,7 @@ describe("web page: chat", () => {
     await page.getByRole("button", { name: "Connect" }).click();
     await waitConnected(page);
     expect(page.url()).not.toContain(TOKEN);
-    expect(await page.evaluate(() => sessionStorage.getItem("tiller.token"))).toBe(TOKEN);
+    expect(await page.evaluate('sessionStorage.getItem("tiller.token")')).toBe(TOKEN);
 
     const box = page.getByRole("textbox", { name: "Message" });
     await box.fill("say **bold**");
@@ -173,7 +173,7 @@ describe("web page: chat", () => {
       const b = await page.getByRole("button", { name, exact: true }).boundingBox();
       expect(b && b.x >= 0 && b.x + b.width <= 390).toBe(true);
     }
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await screenshot(page, "chat-390x844");
     await page.getByRole("button", { name: "Sessions" }).click();
     await expect
