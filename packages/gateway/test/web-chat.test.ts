@@ -18,6 +18,7 @@ import {
 } from "./web-harness.js";
 
 const TOKEN = "web-test-token";
+const T = { timeout: 20_000 };
 let mock: MockServer;
 let gw: GatewayProc;
 let browser: Browser;
@@ -25,7 +26,10 @@ let browser: Browser;
 beforeAll(async () => {
   await ensureWebBuilt();
   mock = await startScriptedModel();
-  gw = await spawnGateway(makeHome({ mockBaseUrl: mock.baseUrl }), ["--token", TOKEN]);
+  gw = await spawnGateway(
+    makeHome({ mockBaseUrl: mock.baseUrl, config: { agents: { defaults: { reasoning: "stream" } } } }),
+    ["--token", TOKEN],
+  );
   browser = await launchBrowser();
 }, 90_000);
 
@@ -73,6 +77,38 @@ describe("web page: chat", () => {
       .poll(() => page.getByLabel("Session usage").textContent(), { timeout: 20_000 })
       .toMatch(/10 in · 5 out/);
     await screenshot(page, "chat-1280x800");
+    await page.close();
+  }, 90_000);
+
+  it("shows thinking collapsed above the reply, and a failed run's error in place", async () => {
+    const page = await openPage(browser.context, gw.port, TOKEN);
+    await page.getByRole("button", { name: "New session" }).click();
+    const box = page.getByRole("textbox", { name: "Message" });
+    const log = page.getByRole("log");
+    await box.fill("[think] what is 2+2?");
+    await box.press("Enter");
+    await log.getByText("The answer is 4.").waitFor(T);
+    const thinking = log.locator("details.thinking").last();
+    await thinking.locator("summary", { hasText: "Thinking" }).waitFor(T);
+    expect(await thinking.getAttribute("open")).toBeNull();
+    expect(await thinking.locator(".thinking-text").isVisible()).toBe(false);
+    await thinking.locator("summary").click();
+    await thinking.getByText("weighing the options").waitFor(T);
+    expect(await log.locator(".md").last().textContent()).not.toContain("weighing");
+    // From history too (reload): thinking folded away, never in the reply text.
+    await page.reload();
+    await waitConnected(page);
+    await log.getByText("The answer is 4.").waitFor(T);
+    expect(await log.locator("details.thinking").count()).toBe(1);
+    expect(await log.locator(".md").last().textContent()).not.toMatch(/weighing|<think>/);
+
+    await box.fill("[fail] this one breaks");
+    await box.press("Enter");
+    const error = log.getByRole("alert");
+    await error.waitFor(T);
+    expect(await error.textContent()).toMatch(/Run failed: .*mock provider refused/);
+    // The error sits inside that run, after the message that caused it.
+    expect(await log.locator("article.run").last().getByRole("alert").count()).toBe(1);
     await page.close();
   }, 90_000);
 

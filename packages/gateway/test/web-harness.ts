@@ -5,6 +5,7 @@
  * model understands `[tools:N]`: it calls `exec` (a command printing, sleeping a second, printing again)
  * until the conversation has N tool results, then answers "all N steps done". A user message arriving
  * after a tool result (a steering message) is answered like any message ("echo: …"), with no more tools.
+ * `[think]` answers "<think>weighing the options</think>The answer is 4." (reasoning, then the reply).
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -89,11 +90,12 @@ const usage = { input: 10, output: 5 };
 export function startScriptedModel(): Promise<MockServer> {
   return startOpenAIMock((req) => {
     const messages = (req.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
-    const first = userTexts(req.body)[0] ?? "";
     const last = messages.at(-1);
-    const tools = /\[tools:(\d+)\]/.exec(first);
-    const done = messages.filter((m) => m.role === "tool").length;
-    if (tools && (last?.role === "tool" || messages.filter((m) => m.role === "user").length === 1)) {
+    // The turn's own request is the last user message; tool results after it count its steps.
+    const lastUser = messages.findLastIndex((m) => m.role === "user");
+    const tools = /\[tools:(\d+)\]/.exec(userTexts({ messages: messages.slice(lastUser) })[0] ?? "");
+    const done = messages.slice(lastUser).filter((m) => m.role === "tool").length;
+    if (tools) {
       const n = Number(tools[1]);
       if (done < n) {
         const k = done + 1;
@@ -109,6 +111,11 @@ export function startScriptedModel(): Promise<MockServer> {
       return { events: openaiChatEvents({ text: ["all ", `${n} steps `, "done"], usage }) };
     }
     if (last?.role === "tool") return { events: openaiChatEvents({ text: ["done"], usage }) };
+    if (/\[think\]/.test(userTexts(req.body).at(-1) ?? "")) {
+      return {
+        events: openaiChatEvents({ text: ["<think>weighing ", "the options</think>", "The answer is 4."], usage }),
+      };
+    }
     const text = userTexts(req.body).at(-1) ?? "";
     return mockReply(text);
   });

@@ -180,8 +180,8 @@ export class Transcript {
 
   private applyThinking(r: RunView, delta: string): void {
     if (!r.thinking) {
-      const pre = h("div", { class: "thinking-text" });
-      const el = h("details", { class: "thinking" }, h("summary", {}, "Thinking"), pre);
+      const el = thinkingBlock("");
+      const pre = el.querySelector(".thinking-text") as HTMLElement;
       r.thinking = { el, pre, text: "" };
       r.body.append(el);
       r.current = undefined;
@@ -221,16 +221,12 @@ export class Transcript {
     const el = h("article", { class: "msg assistant" }, body);
     const parts: ContentPart[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
     for (const p of parts) {
-      if (p.type === "text" && p.text) body.append(mdBlock(p.text));
-      else if (p.type === "thinking" && p.thinking) {
-        body.append(
-          h(
-            "details",
-            { class: "thinking" },
-            h("summary", {}, "Thinking"),
-            h("div", { class: "thinking-text" }, p.thinking),
-          ),
-        );
+      if (p.type === "text" && p.text) {
+        const { thinking, text } = splitThinkTags(p.text);
+        if (thinking) body.append(thinkingBlock(thinking));
+        if (text) body.append(mdBlock(text));
+      } else if (p.type === "thinking" && p.thinking) {
+        body.append(thinkingBlock(p.thinking));
       } else if (p.type === "toolCall") {
         const card = toolCard(String(p.name ?? "tool"), p.arguments);
         (card.querySelector(".tool-status") as HTMLElement).textContent = "called";
@@ -268,6 +264,25 @@ export class Transcript {
     const el = this.el;
     el.scrollTop = el.scrollHeight;
   }
+}
+
+const THINK_TAG = /<(think|thinking|thought|antthinking)>([\s\S]*?)<\/\1>/gi;
+
+/**
+ * History keeps the model's raw text, `<think>` blocks included (the live stream has them removed by the
+ * gateway's reply shaping); the page shows them as thinking, not as reply text.
+ */
+export function splitThinkTags(raw: string): { thinking: string; text: string } {
+  const thoughts: string[] = [];
+  const text = raw.replace(THINK_TAG, (_m, _tag, inner: string) => {
+    thoughts.push(inner.trim());
+    return "";
+  });
+  return { thinking: thoughts.join("\n\n"), text: text.trim() };
+}
+
+function thinkingBlock(text: string): HTMLElement {
+  return h("details", { class: "thinking" }, h("summary", {}, "Thinking"), h("div", { class: "thinking-text" }, text));
 }
 
 function mdBlock(text: string): HTMLElement {
