@@ -82,6 +82,42 @@ describe("web page: sessions and connection", () => {
     await page.close();
   }, 120_000);
 
+  it("sets model, thinking level and queue mode per session (sessions.patch), and the next run uses them", async () => {
+    const page = await openPage(browser.context, gw.port, TOKEN);
+    await page.getByRole("button", { name: "New session" }).click();
+    const name = page.getByRole("textbox", { name: "Session name" });
+    await expect.poll(() => name.inputValue(), T).toMatch(/^web-/);
+    const key = `agent:main:${await name.inputValue()}`;
+    await page
+      .getByRole("combobox", { name: "Model" })
+      .locator("option", { hasText: "mock/mock-small" })
+      .waitFor({ state: "attached", ...T });
+    await page.getByRole("combobox", { name: "Model" }).selectOption("mock/mock-small");
+    await page.getByRole("combobox", { name: "Thinking level" }).selectOption("low");
+    await page.getByRole("combobox", { name: "Queue mode" }).selectOption("followup");
+    const { client } = await connectClient(gw.url, { token: TOKEN });
+    const row = async () => {
+      const r = (await client.request("sessions.list", { limit: 200 })) as { sessions: Record<string, unknown>[] };
+      return r.sessions.find((s) => s.key === key);
+    };
+    await expect.poll(async () => (await row())?.queueMode, T).toBe("followup");
+    expect((await row())?.model).toBe("mock/mock-small");
+    expect((await row())?.thinkingLevel).toBe("low");
+    await client.close();
+
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill("which model?");
+    await box.press("Enter");
+    await page.getByRole("log").getByText("echo: which model?").waitFor(T);
+    const req = mock.requests.find((r) => JSON.stringify(r.body).includes("which model?"));
+    expect((req?.body as { model?: string } | undefined)?.model).toBe("mock-small");
+    // The controls show the session's settings after a reload.
+    await page.reload();
+    await waitConnected(page);
+    await expect.poll(() => page.getByRole("combobox", { name: "Queue mode" }).inputValue(), T).toBe("followup");
+    await page.close();
+  }, 90_000);
+
   it("keeps the session and its history across a reload, and pages a long history", async () => {
     const { client } = await connectClient(gw.url, { token: TOKEN });
     const key = "agent:main:long-history";
@@ -134,7 +170,9 @@ describe("web page: sessions and connection", () => {
   it("two tabs on one session see the same run live", async () => {
     const one = await openPage(browser.context, gw.port, TOKEN);
     await one.getByRole("button", { name: "New session" }).click();
-    const name = await one.getByRole("textbox", { name: "Session name" }).inputValue();
+    const title = one.getByRole("textbox", { name: "Session name" });
+    await expect.poll(() => title.inputValue(), T).toMatch(/^web-/);
+    const name = await title.inputValue();
     const two = await openPage(browser.context, gw.port, TOKEN);
     await two.getByRole("list", { name: "Sessions" }).getByRole("button", { name }).click();
     await expect.poll(() => two.getByRole("textbox", { name: "Session name" }).inputValue(), T).toBe(name);

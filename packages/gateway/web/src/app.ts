@@ -375,15 +375,16 @@ export class App {
   private async createSession(): Promise<void> {
     const stamp = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, "");
     const key = `agent:main:web-${stamp}-${uuid().slice(0, 4)}`;
+    // Opened at once (synchronously switching the current session), so what is typed next goes there.
+    const opened = this.openSession(key);
+    this.composer.input.focus();
     try {
       await this.req("sessions.patch", { key });
     } catch (err) {
       this.transcript.addError(`Could not create a session: ${errText(err)}`);
-      return;
     }
+    await opened;
     await this.refreshSessions();
-    await this.openSession(key);
-    this.composer.input.focus();
   }
 
   private async resetSession(): Promise<void> {

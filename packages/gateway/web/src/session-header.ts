@@ -39,9 +39,13 @@ export class SessionHeader {
       if (v !== (this.name.dataset.saved ?? "")) actions.patch({ label: v || null });
     };
     this.name.addEventListener("keydown", (e) => {
+      if (e.isComposing) return;
       if (e.key === "Enter") {
         e.preventDefault();
         rename();
+      } else if (e.key === "Escape") {
+        this.name.value = this.name.dataset.saved ?? "";
+        this.name.blur();
       }
     });
     this.name.addEventListener("change", rename);
@@ -49,13 +53,19 @@ export class SessionHeader {
     this.thinking = select("Thinking level", THINKING_LEVELS, (v) => actions.patch({ thinkingLevel: v }));
     this.queue = select("Queue mode", QUEUE_MODES, (v) => actions.patch({ queueMode: v }));
     this.usage = h("span", { class: "session-usage", "aria-label": "Session usage" });
+    // On narrow screens the settings fold behind this toggle so the transcript keeps the room.
+    const toggle = h("button", { type: "button", class: "settings-toggle", "aria-expanded": "false" }, "Settings");
+    toggle.addEventListener("click", () => {
+      toggle.setAttribute("aria-expanded", String(this.el.classList.toggle("open")));
+    });
     this.el = h(
       "header",
       { class: "session-header" },
       this.name,
+      toggle,
       h(
         "div",
-        { class: "session-controls" },
+        { class: "session-controls", id: "session-controls" },
         h("label", {}, "Model ", this.model),
         h("label", {}, "Thinking ", this.thinking),
         h("label", {}, "Queue ", this.queue),
