@@ -1,6 +1,6 @@
 // Bundles the web page (web/src/main.ts + index.html + styles.css) into web-dist/ with esbuild: one minified
 // ES module, no CDN, so the gateway serves it offline. Called by scripts/build.mjs and by the web tests.
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -10,7 +10,8 @@ export const WEB_DIST = join(here, "..", "web-dist");
 /** Builds the page into web-dist/; resolves with the bundle's metafile (sizes per input). */
 export async function buildWeb({ outdir = WEB_DIST } = {}) {
   const { build } = await import("esbuild");
-  rmSync(outdir, { recursive: true, force: true });
+  // Written in place (a fixed set of files), never removed first: a test building while a gateway serves
+  // the folder must not make it answer "not built".
   mkdirSync(outdir, { recursive: true });
   const result = await build({
     entryPoints: [join(here, "src", "main.ts")],

@@ -155,9 +155,16 @@ export class App {
       this.rows = r.sessions;
       for (const row of this.rows) {
         if (row.activeRunId) this.active.set(row.key, row.activeRunId);
-        else this.active.delete(row.key);
+        // A run this page just sent may not be listed yet: it is over only once the list names it as the last run.
+        else if (!this.mine.has(this.active.get(row.key) ?? "") || ended(row, this.active.get(row.key))) {
+          this.active.delete(row.key);
+        }
       }
       this.panel.update(this.rows, this.current);
+      // A run may have ended while the page was away (reconnect): held follow-ups go now.
+      for (const key of new Set(this.pending.filter((x) => x.kind === "followup").map((x) => x.sessionKey))) {
+        this.sendNextFollowUp(key);
+      }
       this.header.show(this.current, this.row(this.current));
       this.composer.setRunning(this.active.has(this.current));
     } catch {
@@ -293,8 +300,18 @@ export class App {
     const socket = this.socket;
     if (!socket) return;
     this.mine.add(runId);
+    let accepted = false;
     socket
-      .request("agent", { message, idempotencyKey: runId, sessionKey }, { expectFinal: true })
+      .request(
+        "agent",
+        { message, idempotencyKey: runId, sessionKey },
+        {
+          expectFinal: true,
+          onAccepted: () => {
+            accepted = true;
+          },
+        },
+      )
       .then((payload) => {
         const final = payload as AgentFinal;
         if (sessionKey !== this.current) return;
@@ -313,6 +330,8 @@ export class App {
         }
       })
       .catch((err: unknown) => {
+        // Accepted, then the connection dropped: the run goes on in the gateway, and the reconnect reloads it.
+        if (accepted) return;
         if (this.active.get(sessionKey) === runId) this.active.delete(sessionKey);
         this.pending = this.pending.filter((x) => x.id !== runId);
         this.renderPending();
@@ -417,6 +436,12 @@ export class App {
     if (method !== "sessions.delete") await this.loadHistory();
     return true;
   }
+}
+
+/** Whether the list names `runId` as the session's last run, finished. */
+function ended(row: SessionRow, runId: string | undefined): boolean {
+  const last = row.lastRun;
+  return last !== undefined && last.runId === runId && last.status !== "accepted" && last.status !== "running";
 }
 
 function errText(err: unknown): string {
