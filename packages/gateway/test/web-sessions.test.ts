@@ -1,6 +1,6 @@
 /**
  * Sessions and the connection in the web page (Debian's chromium, a real gateway process): switching
- * sessions, rename and search, reset and delete, reload keeping the history, paging a long history, a
+ * sessions, rename and search, compact, reset and delete, reload keeping the history, paging a long history, a
  * gateway restart mid-session (the page reconnects), and two tabs on one session seeing the same run live.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 describe("web page: sessions and connection", () => {
-  it("switches sessions (each shows its own history), renames, searches, resets and deletes", async () => {
+  it("switches sessions (each shows its own history), renames, searches, compacts, resets and deletes", async () => {
     const page = await openPage(browser.context, gw.port, TOKEN);
     page.on("dialog", (d) => void d.accept());
     const box = page.getByRole("textbox", { name: "Message" });
@@ -72,6 +72,10 @@ describe("web page: sessions and connection", () => {
     await expect.poll(() => list.getByRole("button").count(), T).toBe(1);
     await page.getByRole("searchbox", { name: "Search sessions" }).fill("");
 
+    // Compact: the gateway's answer is shown (a two-message session has nothing old enough to fold).
+    await page.getByRole("button", { name: "Compact" }).click();
+    await log.getByText(/Not compacted: nothing to compact/).waitFor(T);
+    await log.getByText("echo: alpha").waitFor(T);
     // Reset: the session starts over (empty transcript), still listed.
     await page.getByRole("button", { name: "Reset" }).click();
     await expect.poll(() => log.textContent(), T).not.toContain("alpha");

@@ -412,7 +412,16 @@ export class App {
   }
 
   private async compactSession(): Promise<void> {
-    await this.runOp("sessions.compact", "compact");
+    let r: { ok?: boolean; compacted?: boolean; reason?: string };
+    try {
+      r = await this.req("sessions.compact", { key: this.current });
+    } catch (err) {
+      this.transcript.addError(`Could not compact: ${errText(err)}`);
+      return;
+    }
+    await this.loadHistory();
+    await this.refreshSessions();
+    this.transcript.addNote(r.compacted ? "Context compacted." : `Not compacted: ${r.reason ?? "nothing to do"}`);
   }
 
   private async deleteSession(): Promise<void> {

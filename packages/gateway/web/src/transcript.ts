@@ -128,6 +128,8 @@ export class Transcript {
 
   /** Applies one `agent` event to its run. */
   applyAgent(p: AgentEventPayload): void {
+    // A manual compaction (sessions.compact) is no run: its answer is shown by whoever asked for it.
+    if (p.stream === "compaction" && !this.runs.has(p.runId)) return;
     const r = this.run(p.runId);
     const d = p.data as Record<string, unknown>;
     switch (p.stream) {
