@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 describe("web page: chat", () => {
-  it("logs in with the form, streams a Markdown reply with highlighted code, and shows the run's usage", async () => {
+  it("logs in with the form, streams a Markdown reply with highlighted code that copies, and shows the run's usage", async () => {
     const page = await browser.context.newPage();
     await page.goto(`http://127.0.0.1:${gw.port}/`);
     // No token yet: the gateway refuses the handshake and the page asks for one.
@@ -68,6 +68,12 @@ describe("web page: chat", () => {
     await log.locator("strong", { hasText: "bold" }).waitFor({ timeout: 20_000 });
     await log.locator(".code-block code .hljs-keyword", { hasText: "const" }).waitFor();
     await expect.poll(() => log.getByRole("button", { name: "Copy code" }).count(), { timeout: 20_000 }).toBe(1);
+    await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], {
+      origin: `http://127.0.0.1:${gw.port}`,
+    });
+    await log.getByRole("button", { name: "Copy code" }).click();
+    await log.getByRole("button", { name: "Copy code" }).getByText("Copied").waitFor(T);
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe("const answer = 42;");
     await expect
       .poll(() => log.getByLabel("Run usage").first().textContent(), { timeout: 20_000 })
       .toMatch(/10 in · 5 out/);
