@@ -60,6 +60,8 @@ export class App {
   private refreshTimer: ReturnType<typeof setInterval> | undefined;
   /** Runs this tab started (the others on the open session come from another tab or client). */
   private readonly mine = new Set<string>();
+  /** Runs whose live view missed events (a seq gap, or joined midway): reloaded from history when they end. */
+  private readonly stale = new Set<string>();
   private loadSeq = 0;
 
   constructor(private readonly root: HTMLElement) {
@@ -107,7 +109,10 @@ export class App {
       onState: (s, detail) => this.onState(s, detail, url),
       onOpen: (_hello, reconnected) => void this.onOpen(reconnected),
       onEvent: (f) => this.onEvent(f),
-      onGap: () => void this.loadHistory(),
+      onGap: () => {
+        for (const runId of this.active.values()) this.stale.add(runId);
+        void this.loadHistory();
+      },
     });
     this.socket = socket;
     socket.start();
@@ -254,14 +259,19 @@ export class App {
       if (p.sessionKey === this.current) this.composer.setRunning(this.active.has(this.current));
     }
     if (p.sessionKey === this.current) {
+      // Joined midway (another tab's run, or after a reload): what streamed before is not on this page.
+      if (!this.transcript.hasRun(p.runId) && p.seq > 1 && p.stream !== "compaction") this.stale.add(p.runId);
       this.transcript.applyAgent(p);
       // A tool boundary: the gateway injects steering messages here.
       if (p.stream === "tool" && d.phase === "result") this.deliverSteers(p.sessionKey, p.runId);
     }
     if (p.stream === "lifecycle" && d.phase !== "start") {
       this.deliverSteers(p.sessionKey, p.runId);
-      // Another client's run: the events never carried its message, so the transcript is rebuilt from history.
-      if (p.sessionKey === this.current && !this.mine.has(p.runId)) void this.loadHistory();
+      // Another client's run (its message never came as an event), or one whose live view missed events:
+      // the transcript is rebuilt from history.
+      if (p.sessionKey === this.current && (!this.mine.has(p.runId) || this.stale.has(p.runId)))
+        void this.loadHistory();
+      this.stale.delete(p.runId);
       void this.refreshSessions();
       this.sendNextFollowUp(p.sessionKey);
     }

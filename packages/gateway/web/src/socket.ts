@@ -156,7 +156,8 @@ export class GatewaySocket {
       client: { id: "tiller-web", version: "0.1.0", platform: "web", mode: "webchat", displayName: "Tiller web" },
       role: "operator",
       scopes: SCOPES,
-      caps: [],
+      // Assistant events without the cumulative text: traffic grows linearly with the reply.
+      caps: ["tiller.delta-only"],
       auth: this.token ? { token: this.token } : {},
     })) as Record<string, unknown>;
     const reconnected = this.opened;

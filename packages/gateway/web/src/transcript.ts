@@ -17,14 +17,10 @@ interface RunView {
   runId: string;
   el: HTMLElement;
   body: HTMLElement;
-  /** Offset in the run's cumulative text where the current text block starts. */
-  textStart: number;
   current?: TextBlock;
   thinking?: { el: HTMLElement; pre: HTMLElement; text: string };
   tools: Map<string, HTMLElement>;
   ended: boolean;
-  /** Length of the cumulative text at the last assistant event (where the next block will start). */
-  lastFull?: number;
 }
 
 /** Text of a tool result / partial result ({content:[{type:"text",text}]}), or its JSON. */
@@ -44,6 +40,9 @@ function pretty(args: unknown): string {
   if (typeof args === "string") return args;
   return JSON.stringify(args ?? {}, null, 2);
 }
+
+/** How often streaming Markdown is re-rendered. */
+const RENDER_INTERVAL_MS = 80;
 
 export class Transcript {
   readonly el: HTMLElement;
@@ -115,7 +114,7 @@ export class Transcript {
     if (!r) {
       const body = h("div", { class: "run-body" });
       const el = h("article", { class: "msg assistant run", "data-run-id": runId, "aria-busy": "true" }, body);
-      r = { runId, el, body, textStart: 0, tools: new Map(), ended: false };
+      r = { runId, el, body, tools: new Map(), ended: false };
       this.runs.set(runId, r);
       this.el.append(el);
     }
@@ -134,15 +133,13 @@ export class Transcript {
     const d = p.data as Record<string, unknown>;
     switch (p.stream) {
       case "assistant": {
-        const full = typeof d.text === "string" ? d.text : undefined;
+        // Deltas only (the page asks for `tiller.delta-only`): appending keeps a long reply linear.
         if (!r.current) {
           r.current = { kind: "text", el: h("div", { class: "md" }), text: "" };
           r.body.append(r.current.el);
         }
-        if (full !== undefined) r.current.text = full.slice(r.textStart).replace(/^\n+/, "");
-        else r.current.text += String(d.delta ?? "");
+        r.current.text += String(d.delta ?? "");
         this.markDirty(r.current);
-        r.lastFull = full?.length;
         break;
       }
       case "tool":
@@ -202,7 +199,6 @@ export class Transcript {
       // Text after a tool belongs to a new block below the card.
       r.current = undefined;
       r.thinking = undefined;
-      if (r.lastFull !== undefined) r.textStart = r.lastFull;
     }
     const out = card.querySelector(".tool-output") as HTMLElement;
     const status = card.querySelector(".tool-status") as HTMLElement;
@@ -245,14 +241,15 @@ export class Transcript {
   private markDirty(b: TextBlock): void {
     this.dirty.add(b);
     if (this.frame) return;
-    const flush = (): void => {
+    // A block is re-rendered at most every RENDER_INTERVAL_MS, however fast the deltas come, so the cost
+    // of a reply grows with its streaming time, not with its number of deltas. (A timer, not
+    // requestAnimationFrame, which stops in background tabs.)
+    this.frame = window.setTimeout(() => {
       this.frame = 0;
       for (const x of this.dirty) x.el.innerHTML = renderMarkdown(x.text);
       this.dirty.clear();
       this.scroll();
-    };
-    // requestAnimationFrame does not run in hidden tabs; a timer keeps background tabs current.
-    this.frame = document.hidden ? window.setTimeout(flush, 100) : window.requestAnimationFrame(flush);
+    }, RENDER_INTERVAL_MS);
   }
 
   private flash(btn: HTMLElement, label: string): void {
