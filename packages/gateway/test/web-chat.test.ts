@@ -118,6 +118,25 @@ describe("web page: chat", () => {
     await page.close();
   }, 90_000);
 
+  it("shows markup in a reply as text: raw HTML, script links and remote images never become elements", async () => {
+    const page = await openPage(browser.context, gw.port, TOKEN);
+    await page.getByRole("button", { name: "New session" }).click();
+    const box = page.getByRole("textbox", { name: "Message" });
+    const log = page.getByRole("log");
+    // The scripted model echoes the message back, so the reply carries this markup.
+    await box.fill(
+      '<img src=x onerror="document.title=1"> [click](javascript:document.title=2) ![pic](http://192.0.2.1/a.png) ok',
+    );
+    await box.press("Enter");
+    const reply = log.locator("article.run .md").last();
+    await reply.getByText(/ok$/).waitFor(T);
+    expect(await reply.locator("img").count()).toBe(0);
+    expect(await reply.locator("a").count()).toBe(0);
+    expect(await reply.textContent()).toContain('<img src=x onerror="document.title=1">');
+    expect(await page.title()).toBe("Tiller");
+    await page.close();
+  }, 60_000);
+
   it("Send steers a run that is calling slow tools: the steering message reaches the next model request", async () => {
     const page = await openPage(browser.context, gw.port, TOKEN);
     await page.getByRole("button", { name: "New session" }).click();
