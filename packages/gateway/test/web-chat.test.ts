@@ -5,13 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
-import { type GatewayProc, makeHome, removeHome, spawnGateway } from "./gateway-harness.js";
+import { type GatewayProc, makeHome, removeHome } from "./gateway-harness.js";
 import {
   type Browser,
   ensureWebBuilt,
   launchBrowser,
   openPage,
   screenshot,
+  spawnWebGateway,
   startScriptedModel,
   userTexts,
   waitConnected,
@@ -26,7 +27,7 @@ let browser: Browser;
 beforeAll(async () => {
   await ensureWebBuilt();
   mock = await startScriptedModel();
-  gw = await spawnGateway(
+  gw = await spawnWebGateway(
     makeHome({ mockBaseUrl: mock.baseUrl, config: { agents: { defaults: { reasoning: "stream" } } } }),
     ["--token", TOKEN],
   );

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { type MockServer, startOpenAIMock } from "../../ai/test/helpers/mock-server.js";
 import { openaiChatEvents } from "../../ai/test/helpers/vendor-events.js";
-import { mockReply, ROOT } from "./gateway-harness.js";
+import { type GatewayProc, mockReply, ROOT, spawnGateway } from "./gateway-harness.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const ARTIFACTS = join(ROOT, "test-artifacts", "web");
@@ -72,6 +72,25 @@ export async function launchBrowser(): Promise<Browser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * spawnGateway with HOME pointing into the test's TILLER_HOME. Node gives a child's stdio as sockets, so
+ * bash takes `exec`'s shells for remote-shell sessions and sources ~/.bashrc; a user's rc (pyenv's rehash
+ * takes a lock) then stalls concurrent tool calls for seconds. The page's tests are about the page, so the
+ * gateway's tools run with an empty home. (spawn copies the environment at once, so HOME is restored
+ * right after.)
+ */
+export async function spawnWebGateway(home: string, args: string[] = []): Promise<GatewayProc> {
+  const userHome = join(home, "user-home");
+  mkdirSync(userHome, { recursive: true });
+  const saved = process.env.HOME;
+  process.env.HOME = userHome;
+  try {
+    return spawnGateway(home, args);
+  } finally {
+    process.env.HOME = saved;
+  }
 }
 
 /** Text of the user messages of a model request body. */

@@ -5,13 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
-import { connectClient, type GatewayProc, makeHome, removeHome, spawnGateway } from "./gateway-harness.js";
+import { connectClient, type GatewayProc, makeHome, removeHome } from "./gateway-harness.js";
 import {
   type Browser,
   ensureWebBuilt,
   launchBrowser,
   openPage,
   screenshot,
+  spawnWebGateway,
   startScriptedModel,
   waitConnected,
 } from "./web-harness.js";
@@ -27,7 +28,7 @@ beforeAll(async () => {
   await ensureWebBuilt();
   mock = await startScriptedModel();
   home = makeHome({ mockBaseUrl: mock.baseUrl });
-  gw = await spawnGateway(home, ["--token", TOKEN]);
+  gw = await spawnWebGateway(home, ["--token", TOKEN]);
   browser = await launchBrowser();
 }, 90_000);
 
@@ -162,7 +163,7 @@ describe("web page: sessions and connection", () => {
     const port = gw.port;
     await gw.stop();
     await expect.poll(() => page.getByRole("status", { name: "Connection" }).textContent(), T).toMatch(/Reconnecting/);
-    gw = await spawnGateway(home, ["--token", TOKEN, "--port", String(port)]);
+    gw = await spawnWebGateway(home, ["--token", TOKEN, "--port", String(port)]);
     await waitConnected(page, 60_000);
     await log.getByText("echo: before the restart").waitFor(T);
     await box.fill("after the restart");
