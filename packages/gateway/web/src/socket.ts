@@ -4,7 +4,7 @@
  * reported, and reconnection with capped exponential backoff. A refused handshake (bad token) does not
  * retry: the page asks for a token instead.
  */
-import type { ConnectionState, ErrorShape, EventFrame, ResponseFrame } from "./types.js";
+import type { ConnectionState, ConnectParams, ErrorShape, EventFrame, ResponseFrame } from "./types.js";
 
 export interface SocketHandlers {
   onState(state: ConnectionState, detail?: string): void;
@@ -150,7 +150,7 @@ export class GatewaySocket {
   }
 
   private async handshake(): Promise<void> {
-    const hello = (await this.request("connect", {
+    const params: ConnectParams = {
       minProtocol: 3,
       maxProtocol: 4,
       client: { id: "tiller-web", version: "0.1.0", platform: "web", mode: "webchat", displayName: "Tiller web" },
@@ -159,7 +159,8 @@ export class GatewaySocket {
       // Assistant events without the cumulative text: traffic grows linearly with the reply.
       caps: ["tiller.delta-only"],
       auth: this.token ? { token: this.token } : {},
-    })) as Record<string, unknown>;
+    };
+    const hello = (await this.request("connect", params)) as Record<string, unknown>;
     const reconnected = this.opened;
     this.hello = hello;
     this.opened = true;
