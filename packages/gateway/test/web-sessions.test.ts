@@ -116,6 +116,27 @@ describe("web page: sessions and connection", () => {
     await page.getByRole("log").getByText("echo: which model?").waitFor(T);
     const req = mock.requests.find((r) => JSON.stringify(r.body).includes("which model?"));
     expect((req?.body as { model?: string } | undefined)?.model).toBe("mock-small");
+    // A gateway command answers without a run; the page shows the answer and is not left "running".
+    await box.fill("/queue collect");
+    await box.press("Enter");
+    await page
+      .getByRole("log")
+      .getByText(/Queue set: collect/)
+      .waitFor(T);
+    await expect.poll(() => page.getByRole("button", { name: "Stop" }).isDisabled(), T).toBe(true);
+    await expect.poll(() => page.getByRole("combobox", { name: "Queue mode" }).inputValue(), T).toBe("collect");
+    await box.fill("/queue followup");
+    await box.press("Enter");
+    await expect
+      .poll(
+        () =>
+          page
+            .getByRole("log")
+            .getByText(/Queue set: followup/)
+            .count(),
+        T,
+      )
+      .toBe(1);
     // The controls show the session's settings after a reload.
     await page.reload();
     await waitConnected(page);

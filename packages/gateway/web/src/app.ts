@@ -324,16 +324,22 @@ export class App {
       )
       .then((payload) => {
         const final = payload as AgentFinal;
+        // The request is answered: whatever it was (a run, a command, a message folded into another
+        // client's run), it no longer keeps the session running.
+        if (this.active.get(sessionKey) === runId) {
+          this.active.delete(sessionKey);
+          this.composer.setRunning(this.active.has(this.current));
+          void this.refreshSessions();
+          this.sendNextFollowUp(sessionKey);
+        }
         if (sessionKey !== this.current) return;
         const meta = final.result?.meta;
         if (this.transcript.hasRun(runId)) this.transcript.setUsage(runId, meta?.agentMeta?.usage, meta?.durationMs);
-        else if (!steering) {
-          // Commands (/queue, /new…) answer without a run: show their reply.
+        else if (!steering && message.trimStart().startsWith("/")) {
+          // Commands (/queue, /new…) answer without a run: show their reply. (Anything else without a run of
+          // its own was folded into another client's run, whose events show the answer.)
           const text = (final.result?.payloads ?? []).map((x) => x.text ?? "").join("\n\n");
           if (text) this.transcript.showHistory([{ role: "assistant", content: text }]);
-          if (this.active.get(sessionKey) === runId) this.active.delete(sessionKey);
-          this.composer.setRunning(this.active.has(sessionKey));
-          void this.refreshSessions();
         }
         if (final.status === "error" && !this.transcript.hasRun(runId) && !steering) {
           this.transcript.addError(final.error?.message ?? final.summary ?? "the run failed");
