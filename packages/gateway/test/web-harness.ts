@@ -7,7 +7,7 @@
  * after a tool result (a steering message) is answered like any message ("echo: …"), with no more tools.
  * `[think]` answers "<think>weighing the options</think>The answer is 4." (reasoning, then the reply).
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
@@ -50,6 +50,11 @@ export interface Browser {
 
 /** Debian's chromium, headless, on a fresh profile that is removed on close. */
 export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `the web page tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium; .ci/run does)`,
+    );
+  }
   const profile = mkdtempSync(join(tmpdir(), "tiller-web-profile-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
