@@ -22,6 +22,18 @@ for (const pkg of LAYERS) {
   }
 }
 
+// The gateway's web page: bundled into packages/gateway/web-dist/ (served at `/`). Required: a gateway
+// without its page would answer `/` with "not built".
+{
+  const { buildWeb } = await import("../packages/gateway/web/build.mjs");
+  await buildWeb().catch((err) => {
+    console.error(
+      `build: the gateway's web page failed to bundle: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    process.exit(1);
+  });
+}
+
 // The `tiller` CLI also ships as one esbuild bundle (code-split at its lazy imports): start-up then loads a
 // handful of files instead of ~500 modules. Optional: when it cannot be built, the launcher uses dist/.
 const bundleDir = join(root, "packages", "coding-agent", "bundle");

@@ -17,6 +17,7 @@ const auth = token ? " --token <token>" : "";
 const lines = [
   "Tiller gateway — an agent you can steer while it runs.",
   `  listening  ${server.url}   (home ${resolveTillerHome()})`,
+  `  web page   ${server.url.replace(/^ws/, "http")}/${token ? "   (log in with the gateway token)" : ""}`,
   server.core.models.isOffline
     ? "  model      offline (no provider configured: add one to models.json or set agents.defaults.model)"
     : `  model      ${server.core.models.defaultRef}`,

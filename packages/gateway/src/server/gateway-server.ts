@@ -24,6 +24,7 @@ import { parseParams } from "../protocol/params.js";
 import { GATEWAY_EVENTS } from "../protocol/schema/events.js";
 import type { HelloOk } from "../protocol/schema/handshake.js";
 import { hasScope } from "../protocol/scopes.js";
+import { WebAssets } from "../web/static-handler.js";
 import { CAP_ALL_EVENTS, Connection } from "./connection.js";
 import { GatewayCore, type GatewayCoreOptions } from "./gateway-core.js";
 import { SubscriptionIndex } from "./subscriptions.js";
@@ -64,6 +65,7 @@ export class GatewayServer {
   readonly bind: string;
   port = 0;
   private closing: Promise<void> | undefined;
+  private readonly web = new WebAssets();
 
   private constructor(private readonly opts: GatewayServerOptions) {
     const cfg = opts.config.gateway;
@@ -144,6 +146,7 @@ export class GatewayServer {
       res.end(JSON.stringify({ ok: true, version: SERVER_VERSION, uptimeMs: Date.now() - this.core.startedAt }));
       return;
     }
+    if (this.web.handle(req, res)) return;
     res.writeHead(426, { "content-type": "text/plain" });
     res.end("Tiller gateway: connect with a WebSocket client (see README).\n");
   }

@@ -1,0 +1,90 @@
+/**
+ * The page's view of the gateway protocol. Wire shapes come from the gateway's own protocol modules as
+ * type-only imports (erased by esbuild, so no server code reaches the bundle); what the page adds on top
+ * (session rows, history messages, run usage) is described here, as the methods answer it.
+ */
+export type { ErrorShape, EventFrame, RequestFrame, ResponseFrame } from "../../src/protocol/frames.js";
+export type { ConnectParams } from "../../src/protocol/handshake.js";
+
+/**
+ * An `agent` event as the page reads it. The gateway's own type (src/run/event-bus.ts) lives with the run
+ * code, whose imports reach the provider layer; test/web-protocol-types.test.ts proves the gateway's
+ * payload is assignable to this one, so a change there fails the check instead of the page.
+ */
+export interface AgentEventPayload {
+  runId: string;
+  /** Per run, +1 per event with no gaps. */
+  seq: number;
+  stream: "lifecycle" | "assistant" | "tool" | "compaction" | "error" | "thinking" | "block" | "usage";
+  ts: number;
+  data: Record<string, unknown>;
+  sessionKey: string;
+}
+
+/** Queue modes and thinking levels `sessions.patch` accepts (the gateway's config names them). */
+export const QUEUE_MODES = ["steer", "followup", "collect", "interrupt"] as const;
+export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"] as const;
+
+/** A row of `sessions.list` (the fields the page shows). */
+export interface SessionRow {
+  key: string;
+  agentId: string;
+  sessionId?: string;
+  label?: string;
+  model?: string;
+  thinkingLevel?: string;
+  queueMode?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  updatedAt?: number;
+  createdAt?: number;
+  lastRun?: { runId: string; status?: string };
+  /** Set while a run of the session is active. */
+  activeRunId?: string;
+  queued?: number;
+}
+
+/** A content part of a transcript message as `chat.history` returns it. */
+export interface ContentPart {
+  type: string;
+  text?: string;
+  thinking?: string;
+  id?: string;
+  name?: string;
+  arguments?: unknown;
+}
+
+/** A message of `chat.history` (user and assistant only). */
+export interface HistoryMessage {
+  role: "user" | "assistant";
+  content: string | ContentPart[];
+  timestamp?: number;
+  stopReason?: string;
+}
+
+/** Token usage of one run, from the final `agent` answer (`result.meta.agentMeta.usage`). */
+export interface RunUsage {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  total?: number;
+  /** Dollars, when the gateway reports it (it does not yet: see the README). */
+  cost?: number;
+}
+
+/** The final `agent` answer (the second response on the request id). */
+export interface AgentFinal {
+  runId: string;
+  status: "ok" | "error";
+  summary?: string;
+  result?: {
+    payloads?: { text?: string }[];
+    meta?: { durationMs?: number; agentMeta?: { model?: string; usage?: RunUsage } };
+  };
+  error?: { kind: string; message: string };
+}
+
+/** The connection's state as the status indicator shows it. */
+export type ConnectionState = "idle" | "connecting" | "connected" | "reconnecting" | "refused" | "unauthorized";
