@@ -106,7 +106,7 @@ describe("web page: sessions and connection", () => {
       return r.sessions.find((s) => s.key === key);
     };
     await expect.poll(async () => (await row())?.queueMode, T).toBe("followup");
-    expect((await row())?.model).toBe("mock/mock-small");
+    expect((await row())?.modelOverride).toBe("mock/mock-small");
     expect((await row())?.thinkingLevel).toBe("low");
     await client.close();
 

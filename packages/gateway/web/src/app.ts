@@ -238,7 +238,9 @@ export class App {
       return;
     }
     if (f.event !== "agent") return;
-    const p = f.payload as AgentEventPayload;
+    // The page only follows runs it can place in a session: events without a session key are not its concern.
+    const p = f.payload as AgentEventPayload & { sessionKey: string };
+    if (typeof p.sessionKey !== "string") return;
     const d = p.data as Record<string, unknown>;
     if (p.stream === "lifecycle") {
       if (d.phase === "start") {

@@ -88,7 +88,9 @@ export class SessionHeader {
     this.name.dataset.saved = label;
     if (document.activeElement !== this.name) this.name.value = label || shortKey(key);
     if (!label) this.name.dataset.saved = shortKey(key);
-    this.model.value = row?.model ?? "";
+    // The session's own choice (a `provider/id` ref) when it has one; else the model its runs resolve to.
+    this.model.value =
+      row?.modelOverride ?? (row?.modelProvider && row.model ? `${row.modelProvider}/${row.model}` : "");
     this.thinking.value = row?.thinkingLevel ?? "";
     this.queue.value = row?.queueMode ?? "";
     this.usage.textContent = row ? `${tokens(row.inputTokens)} in · ${tokens(row.outputTokens)} out` : "new session";

@@ -6,20 +6,8 @@
 export type { ErrorShape, EventFrame, RequestFrame, ResponseFrame } from "../../src/protocol/frames.js";
 export type { ConnectParams } from "../../src/protocol/handshake.js";
 
-/**
- * An `agent` event as the page reads it. The gateway's own type (src/run/event-bus.ts) lives with the run
- * code, whose imports reach the provider layer; test/web-protocol-types.test.ts proves the gateway's
- * payload is assignable to this one, so a change there fails the check instead of the page.
- */
-export interface AgentEventPayload {
-  runId: string;
-  /** Per run, +1 per event with no gaps. */
-  seq: number;
-  stream: "lifecycle" | "assistant" | "tool" | "compaction" | "error" | "thinking" | "block" | "usage";
-  ts: number;
-  data: Record<string, unknown>;
-  sessionKey: string;
-}
+/** An `agent` event: the gateway's protocol schema type (type-only, erased from the bundle). */
+export type { AgentEventPayload } from "../../src/protocol/schema/events.js";
 
 /** Queue modes and thinking levels `sessions.patch` accepts (the gateway's config names them). */
 export const QUEUE_MODES = ["steer", "followup", "collect", "interrupt"] as const;
@@ -31,7 +19,11 @@ export interface SessionRow {
   agentId: string;
   sessionId?: string;
   label?: string;
+  /** The model id runs resolve to, and its provider. */
   model?: string;
+  modelProvider?: string;
+  /** The session's own model choice (`provider/id`), when it has one. */
+  modelOverride?: string;
   thinkingLevel?: string;
   queueMode?: string;
   inputTokens?: number;
