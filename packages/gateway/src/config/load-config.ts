@@ -7,9 +7,11 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   type AgentEntry,
+  type AuthRateLimit,
   DEFAULT_PORT,
   DEFAULT_TIMEOUT_SECONDS,
   DROP_POLICIES,
+  type HttpEndpointsSettings,
   QUEUE_MODES,
   THINKING_SETTINGS,
   type TillerConfig,
@@ -96,6 +98,38 @@ function readModelSetting(r: Reader, defaults: Obj): { model: string; modelFallb
   return { model: r.str(o, "primary", `${path}.primary`, ""), modelFallbacks };
 }
 
+// --- gateway.http and gateway.auth.rateLimit (the OpenAI-compatible HTTP API, src/http) ---
+function readRateLimit(r: Reader, auth: Obj): AuthRateLimit {
+  const rl = r.section(auth, "rateLimit", "gateway.auth.rateLimit");
+  const p = "gateway.auth.rateLimit";
+  r.strict(rl, p, ["maxAttempts", "windowMs", "lockoutMs", "exemptLoopback"]);
+  return {
+    maxAttempts: r.int(rl, "maxAttempts", `${p}.maxAttempts`, 10, 1, 1_000_000),
+    windowMs: r.int(rl, "windowMs", `${p}.windowMs`, 60_000, 1),
+    lockoutMs: r.int(rl, "lockoutMs", `${p}.lockoutMs`, 300_000, 1),
+    exemptLoopback: r.bool(rl, "exemptLoopback", `${p}.exemptLoopback`, false),
+  };
+}
+
+function readHttpSettings(r: Reader, gw: Obj): HttpEndpointsSettings {
+  const http = r.section(gw, "http", "gateway.http");
+  r.strict(http, "gateway.http", ["endpoints", "maxBodyBytes"]);
+  const endpoints = r.section(http, "endpoints", "gateway.http.endpoints");
+  r.strict(endpoints, "gateway.http.endpoints", ["chatCompletions", "responses"]);
+  const endpoint = (name: "chatCompletions" | "responses"): { enabled: boolean } => {
+    const path = `gateway.http.endpoints.${name}`;
+    const o = r.section(endpoints, name, path);
+    r.strict(o, path, ["enabled"]);
+    return { enabled: r.bool(o, "enabled", `${path}.enabled`, false) };
+  };
+  return {
+    chatCompletions: endpoint("chatCompletions"),
+    responses: endpoint("responses"),
+    maxBodyBytes: r.int(http, "maxBodyBytes", "gateway.http.maxBodyBytes", 20 * 1024 * 1024, 1024),
+  };
+}
+// --- end gateway.http ---
+
 /** Validates a parsed config object (exported for tests and for `config.*` style callers). */
 export function validateConfig(input: unknown, home: string, file = "tiller.json"): TillerConfig {
   const r = new Reader(file);
@@ -103,9 +137,9 @@ export function validateConfig(input: unknown, home: string, file = "tiller.json
   const root = input as Obj;
 
   const gw = r.section(root, "gateway", "gateway");
-  r.strict(gw, "gateway", ["port", "bind", "auth", "maxPayloadBytes", "maxBufferedBytes", "tickIntervalMs"]);
+  r.strict(gw, "gateway", ["port", "bind", "auth", "maxPayloadBytes", "maxBufferedBytes", "tickIntervalMs", "http"]);
   const auth = r.section(gw, "auth", "gateway.auth");
-  r.strict(auth, "gateway.auth", ["token", "password", "mode"]);
+  r.strict(auth, "gateway.auth", ["token", "password", "mode", "rateLimit"]);
 
   const agents = r.section(root, "agents", "agents");
   const defaults = r.section(agents, "defaults", "agents.defaults");
@@ -140,10 +174,12 @@ export function validateConfig(input: unknown, home: string, file = "tiller.json
       auth: {
         token: r.optStr(auth, "token", "gateway.auth.token"),
         password: r.optStr(auth, "password", "gateway.auth.password"),
+        rateLimit: readRateLimit(r, auth),
       },
       maxPayloadBytes: r.int(gw, "maxPayloadBytes", "gateway.maxPayloadBytes", 25 * 1024 * 1024, 1024),
       maxBufferedBytes: r.int(gw, "maxBufferedBytes", "gateway.maxBufferedBytes", 50 * 1024 * 1024, 1024),
       tickIntervalMs: r.int(gw, "tickIntervalMs", "gateway.tickIntervalMs", 30_000, 10),
+      http: readHttpSettings(r, gw),
     },
     agents: {
       defaults: {

@@ -92,7 +92,7 @@ export class AgentRunner {
       const steered = turn.attach(engine);
       if (steered.length > 0) ctx.prompt = [ctx.prompt, ...steered].join("\n\n");
       try {
-        await untilSettledOrAbandoned(engine.prompt(ctx.prompt), turn.controller.signal);
+        await untilSettledOrAbandoned(engine.prompt(ctx.prompt, req.images), turn.controller.signal);
       } finally {
         turn.detach();
         unsubscribe();

@@ -3,7 +3,15 @@
  * how it ends (RunOutcome), and the seams other modules hook into (RunExtension, ModelCall).
  */
 import type { AgentMessage } from "@tiller/agent";
-import type { Api, AssistantMessageEventStreamLike, Context, Model, SimpleStreamOptions, Usage } from "@tiller/ai";
+import type {
+  Api,
+  AssistantMessageEventStreamLike,
+  Context,
+  ImageContent,
+  Model,
+  SimpleStreamOptions,
+  Usage,
+} from "@tiller/ai";
 import type { TillerConfig } from "../config/config-types.js";
 import type { ResolvedModel } from "../config/models-config.js";
 import type { SessionEntry } from "../store/session-store.js";
@@ -25,7 +33,9 @@ export interface RunRequest {
   label?: string;
   /** Global lane: main (default), subagent, cron. */
   lane?: string;
-  source: "agent" | "chat";
+  source: "agent" | "chat" | "http";
+  /** Images sent with `message` (the HTTP API's image inputs); models without image input get a placeholder. */
+  images?: ImageContent[];
 }
 
 /** A shaped piece of the reply, as the reference clients print it. */

@@ -1,0 +1,238 @@
+/**
+ * `POST /v1/chat/completions` and `/v1/models` through the official `openai` SDK against a real gateway process
+ * with a scripted provider: replies, streaming chunks and usage, history of a stateless request, images reaching
+ * the model, 400s naming the field, a client abort ending the run, and a run failing mid-stream.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectClient, until } from "./gateway-harness.js";
+import { type HttpGateway, rawFetch, startHttpGateway, textOf, USAGE } from "./http-harness.js";
+
+let h: HttpGateway;
+
+beforeAll(async () => {
+  h = await startHttpGateway();
+}, 60_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+const PNG_1PX =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+describe("chat completions", () => {
+  it("answers with the run's reply and its real usage", async () => {
+    const r = await h.openai.chat.completions.create({
+      model: "tiller",
+      messages: [{ role: "user", content: "hello plain" }],
+    });
+    expect(r.object).toBe("chat.completion");
+    expect(r.choices[0]?.message.role).toBe("assistant");
+    expect(r.choices[0]?.message.content).toBe("echo: hello plain");
+    expect(r.choices[0]?.finish_reason).toBe("stop");
+    expect(r.usage).toEqual({ prompt_tokens: USAGE.input, completion_tokens: USAGE.output, total_tokens: 30 });
+    expect(r.model).toBe("tiller");
+  });
+
+  it("streams chat.completion.chunk deltas, a finish chunk, the usage chunk and [DONE]", async () => {
+    const stream = await h.openai.chat.completions.create({
+      model: "tiller/main",
+      messages: [{ role: "user", content: "[slow:5:20] stream me" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const c of stream) chunks.push(c);
+    expect(chunks.every((c) => c.object === "chat.completion.chunk")).toBe(true);
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+    expect(chunks[0]?.choices[0]?.delta.role).toBe("assistant");
+    const text = chunks.map((c) => c.choices[0]?.delta.content ?? "").join("");
+    expect(text).toBe("d0 d1 d2 d3 d4 ");
+    // Deltas arrive one by one, not as one block at the end.
+    expect(chunks.filter((c) => c.choices[0]?.delta.content).length).toBeGreaterThanOrEqual(5);
+    const finish = chunks.find((c) => c.choices[0]?.finish_reason);
+    expect(finish?.choices[0]?.finish_reason).toBe("stop");
+    const last = chunks.at(-1);
+    expect(last?.choices).toEqual([]);
+    expect(last?.usage).toEqual({ prompt_tokens: 23, completion_tokens: 7, total_tokens: 30 });
+  });
+
+  it("ends the raw stream with data: [DONE], and sends no usage chunk unless asked", async () => {
+    const res = await fetch(`${h.baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer http-test-token", "content-type": "application/json" },
+      body: JSON.stringify({ model: "tiller", stream: true, messages: [{ role: "user", content: "raw sse" }] }),
+    });
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const body = await res.text();
+    const events = body.split("\n\n").filter(Boolean);
+    expect(events.at(-1)).toBe("data: [DONE]");
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, "")));
+    expect(chunks.some((c) => c.usage)).toBe(false);
+    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("")).toBe("echo: raw sse");
+  });
+
+  it("a stateless request's system and earlier turns reach the model as system prompt and history", async () => {
+    const r = await h.openai.chat.completions.create({
+      model: "tiller",
+      messages: [
+        { role: "system", content: "SYSTEM-MARK be terse" },
+        { role: "user", content: "first question HISTQ" },
+        { role: "assistant", content: "first answer HISTA" },
+        { role: "user", content: "second question HIST2" },
+      ],
+    });
+    expect(r.choices[0]?.message.content).toBe("echo: second question HIST2");
+    const [sent] = h.requestsFor("HIST2");
+    expect(sent).toBeDefined();
+    const msgs = sent?.body.messages ?? [];
+    const system = msgs.find((m) => m.role === "system" || m.role === "developer");
+    expect(textOf(system?.content)).toContain("SYSTEM-MARK be terse");
+    const turns = msgs.filter((m) => m.role === "user" || m.role === "assistant").map((m) => textOf(m.content));
+    expect(turns).toEqual(["first question HISTQ", "first answer HISTA", "second question HIST2"]);
+  });
+
+  it("an image_url data URL reaches a model that accepts images", async () => {
+    await h.openai.chat.completions.create({
+      model: "tiller",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is in IMG-MARK" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${PNG_1PX}` } },
+          ],
+        },
+      ],
+    });
+    const [sent] = h.requestsFor("IMG-MARK");
+    const user = sent?.body.messages.filter((m) => m.role === "user").at(-1);
+    const parts = user?.content as { type: string; image_url?: { url: string } }[];
+    expect(Array.isArray(parts)).toBe(true);
+    const image = parts.find((p) => p.type === "image_url");
+    expect(image?.image_url?.url).toBe(`data:image/png;base64,${PNG_1PX}`);
+  });
+
+  it("answers 400 naming the field, for bad bodies, and keeps serving", async () => {
+    const noMessages = await rawFetch(h.baseURL, "/chat/completions", { body: { model: "tiller" } });
+    expect(noMessages.status).toBe(400);
+    expect(noMessages.json.error?.type).toBe("invalid_request_error");
+    expect(noMessages.json.error?.param).toBe("messages");
+    expect(noMessages.json.error?.message).toMatch(/messages/);
+
+    const badRole = await rawFetch(h.baseURL, "/chat/completions", {
+      body: { model: "tiller", messages: [{ role: "robot", content: "x" }] },
+    });
+    expect(badRole.status).toBe(400);
+    expect(badRole.json.error?.param).toBe("messages[0].role");
+    expect(badRole.json.error?.message).toMatch(/messages\[0\]\.role: expected one of/);
+
+    const badTemp = await rawFetch(h.baseURL, "/chat/completions", {
+      body: { model: "tiller", temperature: 7, messages: [{ role: "user", content: "x" }] },
+    });
+    expect(badTemp.status).toBe(400);
+    expect(badTemp.json.error?.param).toBe("temperature");
+
+    const notJson = await rawFetch(h.baseURL, "/chat/completions", { body: "{nope" });
+    expect(notJson.status).toBe(400);
+    expect(notJson.json.error?.code).toBe("invalid_json");
+
+    const noUser = await rawFetch(h.baseURL, "/chat/completions", {
+      body: { model: "tiller", messages: [{ role: "system", content: "only system" }] },
+    });
+    expect(noUser.status).toBe(400);
+    expect(noUser.json.error?.param).toBe("messages");
+
+    const badImage = await rawFetch(h.baseURL, "/chat/completions", {
+      body: {
+        model: "tiller",
+        messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/x.png" } }] }],
+      },
+    });
+    expect(badImage.status).toBe(400);
+    expect(badImage.json.error?.param).toBe("messages[0].content[0].image_url");
+
+    const unknownAgent = await rawFetch(h.baseURL, "/chat/completions", {
+      body: { model: "tiller/nobody", messages: [{ role: "user", content: "x" }] },
+    });
+    expect(unknownAgent.status).toBe(404);
+    expect(unknownAgent.json.error?.code).toBe("model_not_found");
+
+    const big = await rawFetch(h.baseURL, "/chat/completions", {
+      body: { model: "tiller", messages: [{ role: "user", content: "x".repeat(21 * 1024 * 1024) }] },
+    });
+    expect(big.status).toBe(413);
+
+    const ok = await h.openai.chat.completions.create({ model: "tiller", messages: [{ role: "user", content: "still up" }] });
+    expect(ok.choices[0]?.message.content).toBe("echo: still up");
+  });
+
+  it("the SDK's stream ends with an error, never a hang, when the run fails mid-stream", async () => {
+    const stream = await h.openai.chat.completions.create({
+      model: "tiller",
+      messages: [{ role: "user", content: "[cut] fail midway" }],
+      stream: true,
+    });
+    const seen: string[] = [];
+    let failure: unknown;
+    try {
+      for await (const c of stream) seen.push(c.choices[0]?.delta.content ?? "");
+    } catch (err) {
+      failure = err;
+    }
+    expect(failure).toBeInstanceOf(Error);
+    expect(String((failure as Error).message)).not.toBe("");
+    expect(seen[0]).toBe("");
+  }, 60_000);
+
+  it("a client that disconnects mid-stream aborts its run (its run ends aborted)", async () => {
+    const { client, events } = await connectClient(h.gw.url, { token: "http-test-token", caps: ["tiller.all-events"] });
+    try {
+      const ac = new AbortController();
+      const stream = await h.openai.chat.completions.create(
+        { model: "tiller", messages: [{ role: "user", content: "[hang] abort me" }], stream: true },
+        { signal: ac.signal },
+      );
+      let got = "";
+      try {
+        for await (const c of stream) {
+          got += c.choices[0]?.delta.content ?? "";
+          if (got.includes("hang")) ac.abort();
+        }
+      } catch {
+        // The SDK reports the abort; the gateway's side is what this test checks.
+      }
+      expect(got).toContain("hang");
+      // The run's lifecycle ends as aborted, on the gateway's own event stream.
+      await until(
+        () =>
+          events.some((e) => {
+            const p = e.payload as { stream?: string; runId?: string; data?: { phase?: string; aborted?: boolean } };
+            return e.event === "agent" && p.stream === "lifecycle" && p.runId?.startsWith("http-") === true && p.data?.aborted === true;
+          }),
+        30_000,
+        "the aborted run's lifecycle end",
+      );
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+});
+
+describe("models", () => {
+  it("lists the agents as models and fetches one by id", async () => {
+    const list = [];
+    for await (const m of h.openai.models.list()) list.push(m);
+    expect(list.map((m) => m.id)).toEqual(["tiller", "tiller/main"]);
+    expect(list.every((m) => m.object === "model" && m.owned_by === "tiller")).toBe(true);
+    const one = await h.openai.models.retrieve("tiller/main");
+    expect(one.id).toBe("tiller/main");
+    const alias = await rawFetch(h.baseURL, "/models/openclaw%2Fmain");
+    expect(alias.status).toBe(200);
+    expect(alias.json.id).toBe("tiller/main");
+    const missing = await rawFetch(h.baseURL, "/models/tiller%2Fghost");
+    expect(missing.status).toBe(404);
+    expect(missing.json.error?.code).toBe("model_not_found");
+  });
+
+});
