@@ -17,8 +17,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const PNG_1PX =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 describe("chat completions", () => {
   it("answers with the run's reply and its real usage", async () => {
@@ -163,7 +162,10 @@ describe("chat completions", () => {
     });
     expect(big.status).toBe(413);
 
-    const ok = await h.openai.chat.completions.create({ model: "tiller", messages: [{ role: "user", content: "still up" }] });
+    const ok = await h.openai.chat.completions.create({
+      model: "tiller",
+      messages: [{ role: "user", content: "still up" }],
+    });
     expect(ok.choices[0]?.message.content).toBe("echo: still up");
   });
 
@@ -208,7 +210,12 @@ describe("chat completions", () => {
         () =>
           events.some((e) => {
             const p = e.payload as { stream?: string; runId?: string; data?: { phase?: string; aborted?: boolean } };
-            return e.event === "agent" && p.stream === "lifecycle" && p.runId?.startsWith("http-") === true && p.data?.aborted === true;
+            return (
+              e.event === "agent" &&
+              p.stream === "lifecycle" &&
+              p.runId?.startsWith("http-") === true &&
+              p.data?.aborted === true
+            );
           }),
         30_000,
         "the aborted run's lifecycle end",
@@ -234,5 +241,4 @@ describe("models", () => {
     expect(missing.status).toBe(404);
     expect(missing.json.error?.code).toBe("model_not_found");
   });
-
 });

@@ -42,8 +42,10 @@ export function scriptedReply(text: string): MockReply {
       delayMs: Number(slow[2]),
     };
   }
-  if (text.includes("[hang]")) return { events: openaiChatEvents({ text: ["hang", "ing", "x"], usage: USAGE }), hangAfter: 3 };
-  if (text.includes("[cut]")) return { events: openaiChatEvents({ text: ["par", "tial", "x"], usage: USAGE }), cutAfter: 3 };
+  if (text.includes("[hang]"))
+    return { events: openaiChatEvents({ text: ["hang", "ing", "x"], usage: USAGE }), hangAfter: 3 };
+  if (text.includes("[cut]"))
+    return { events: openaiChatEvents({ text: ["par", "tial", "x"], usage: USAGE }), cutAfter: 3 };
   const reply = `echo: ${text}`;
   const third = Math.ceil(reply.length / 3);
   return {
@@ -115,7 +117,14 @@ export async function rawFetch(
   baseURL: string,
   path: string,
   init: { method?: string; body?: unknown; token?: string | null; headers?: Record<string, string> } = {},
-): Promise<{ status: number; headers: Headers; json: { error?: { message: string; type: string; code: string | null; param?: string | null } } & Record<string, unknown> }> {
+): Promise<{
+  status: number;
+  headers: Headers;
+  json: { error?: { message: string; type: string; code: string | null; param?: string | null } } & Record<
+    string,
+    unknown
+  >;
+}> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token !== null) headers.authorization = `Bearer ${init.token ?? TOKEN}`;
   if (init.body !== undefined) headers["content-type"] = "application/json";

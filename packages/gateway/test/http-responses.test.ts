@@ -84,7 +84,11 @@ describe("responses", () => {
     expect(turns).toEqual(["remember PREV-ONE", "echo: remember PREV-ONE", "what did I say PREV-TWO"]);
 
     // A third response chained on the second sees both earlier turns.
-    const third = await h.openai.responses.create({ model: "tiller", previous_response_id: second.id, input: "PREV-THREE" });
+    const third = await h.openai.responses.create({
+      model: "tiller",
+      previous_response_id: second.id,
+      input: "PREV-THREE",
+    });
     expect(third.output_text).toBe("echo: PREV-THREE");
     const [sent3] = h.requestsFor("PREV-THREE");
     expect(sent3?.body.messages.filter((m) => m.role === "user").length).toBe(3);

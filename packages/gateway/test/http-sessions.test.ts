@@ -20,7 +20,9 @@ afterAll(async () => {
 
 function userTurns(marker: string): string[] {
   const [sent] = h.requestsFor(marker);
-  return (sent?.body.messages ?? []).filter((m) => m.role === "user" || m.role === "assistant").map((m) => textOf(m.content));
+  return (sent?.body.messages ?? [])
+    .filter((m) => m.role === "user" || m.role === "assistant")
+    .map((m) => textOf(m.content));
 }
 
 describe("HTTP runs are gateway runs", () => {
@@ -65,7 +67,13 @@ describe("HTTP runs are gateway runs", () => {
       ]);
       const third = await h.openai.chat.completions.create(
         // Earlier turns in the body are ignored for a persistent session: its own history is used.
-        { model: "tiller", messages: [{ role: "user", content: "ignored" }, { role: "user", content: "third SHARED-3" }] },
+        {
+          model: "tiller",
+          messages: [
+            { role: "user", content: "ignored" },
+            { role: "user", content: "third SHARED-3" },
+          ],
+        },
         { headers: { "x-tiller-session-key": "shared-demo" } },
       );
       expect(third.choices[0]?.message.content).toBe("echo: third SHARED-3");
@@ -86,9 +94,21 @@ describe("HTTP runs are gateway runs", () => {
   }, 90_000);
 
   it("the user field selects a persistent session of its own", async () => {
-    await h.openai.chat.completions.create({ model: "tiller", user: "conv-a", messages: [{ role: "user", content: "USER-A1" }] });
-    await h.openai.chat.completions.create({ model: "tiller", user: "conv-b", messages: [{ role: "user", content: "USER-B1" }] });
-    await h.openai.chat.completions.create({ model: "tiller", user: "conv-a", messages: [{ role: "user", content: "USER-A2" }] });
+    await h.openai.chat.completions.create({
+      model: "tiller",
+      user: "conv-a",
+      messages: [{ role: "user", content: "USER-A1" }],
+    });
+    await h.openai.chat.completions.create({
+      model: "tiller",
+      user: "conv-b",
+      messages: [{ role: "user", content: "USER-B1" }],
+    });
+    await h.openai.chat.completions.create({
+      model: "tiller",
+      user: "conv-a",
+      messages: [{ role: "user", content: "USER-A2" }],
+    });
     expect(userTurns("USER-A2")).toEqual(["USER-A1", "echo: USER-A1", "USER-A2"]);
   });
 
