@@ -5,7 +5,6 @@
  * `{"error": …}` event and `[DONE]`; a client that disconnects aborts its run.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { GatewayCore } from "../server/gateway-core.js";
 import { compileSchema, readJson } from "./body.js";
 import { errorBody, sendError, sendJson } from "./errors.js";
 import { newRunId, startRun } from "./run-bridge.js";
@@ -14,7 +13,7 @@ import { decodeDataUrl, type PlainMessage, toRunInput } from "./run-input.js";
 import { ChatCompletionRequest, type ChatMessage } from "./schemas.js";
 import { SseWriter } from "./sse.js";
 import { resolveTarget } from "./targets.js";
-import type { HttpCaller, RunReply } from "./types.js";
+import type { EndpointContext, HttpCaller, RunReply } from "./types.js";
 
 const check = compileSchema(ChatCompletionRequest);
 
@@ -45,13 +44,13 @@ function finishReason(reply: RunReply): "stop" | "length" {
 }
 
 export async function chatCompletions(
-  core: GatewayCore,
+  api: EndpointContext,
   caller: HttpCaller,
   req: IncomingMessage,
   res: ServerResponse,
-  maxBodyBytes: number,
 ): Promise<void> {
-  const body = await readJson(req, maxBodyBytes, check);
+  const { core } = api;
+  const body = await readJson(req, api.maxBodyBytes, check);
   const target = resolveTarget(core, req, caller, body);
   // Tool results of client-side tools are not supported: they are dropped from the conversation.
   const messages = body.messages.filter((m) => m.role !== "tool" && m.role !== "function").map(plain);
@@ -60,7 +59,7 @@ export async function chatCompletions(
   const model = body.model;
 
   if (!body.stream) {
-    const run = await startRun(core, input);
+    const run = await startRun(core, api.fanout, input);
     res.on("close", () => {
       if (!res.writableFinished) run.abort();
     });
@@ -110,6 +109,7 @@ export async function chatCompletions(
   try {
     const run = await startRun(
       core,
+      api.fanout,
       input,
       (delta) => {
         streamed = true;

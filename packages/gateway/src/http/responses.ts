@@ -9,7 +9,6 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { GatewayCore } from "../server/gateway-core.js";
 import { compileSchema, readJson } from "./body.js";
 import { sendError, sendJson } from "./errors.js";
 import { newResponseId, sessionOfResponseId } from "./response-ids.js";
@@ -19,7 +18,7 @@ import { decodeDataUrl, type PlainMessage, toRunInput } from "./run-input.js";
 import { type ResponsesInputItem, ResponsesRequest } from "./schemas.js";
 import { SseWriter } from "./sse.js";
 import { resolveTarget } from "./targets.js";
-import type { HttpCaller, RunReply } from "./types.js";
+import type { EndpointContext, HttpCaller, RunReply } from "./types.js";
 
 const check = compileSchema(ResponsesRequest);
 
@@ -104,13 +103,13 @@ function responseObject(s: Shape, status: string, reply?: RunReply, extra: Recor
 }
 
 export async function responses(
-  core: GatewayCore,
+  api: EndpointContext,
   caller: HttpCaller,
   req: IncomingMessage,
   res: ServerResponse,
-  maxBodyBytes: number,
 ): Promise<void> {
-  const body = await readJson(req, maxBodyBytes, check);
+  const { core } = api;
+  const body = await readJson(req, api.maxBodyBytes, check);
   const previous = body.previous_response_id ?? null;
   const previousKey = previous ? sessionOfResponseId(previous, (k) => core.store.get(k) !== undefined) : undefined;
   const target = resolveTarget(core, req, caller, body, previousKey);
@@ -126,7 +125,7 @@ export async function responses(
   const headers = { "x-tiller-session-key": target.sessionKey };
 
   if (!body.stream) {
-    const run = await startRun(core, input);
+    const run = await startRun(core, api.fanout, input);
     res.on("close", () => {
       if (!res.writableFinished) run.abort();
     });
@@ -152,7 +151,7 @@ export async function responses(
   let streamed = "";
   let reply: RunReply;
   try {
-    const run = await startRun(core, input, (delta) => {
+    const run = await startRun(core, api.fanout, input, (delta) => {
       streamed += delta;
       event("response.output_text.delta", { ...part, delta, logprobs: [] });
     });

@@ -10,10 +10,11 @@ import { hasScope, type Scope } from "../protocol/scopes.js";
 import type { GatewayCore } from "../server/gateway-core.js";
 import { HttpAuth } from "./auth.js";
 import { chatCompletions } from "./chat-completions.js";
+import { DeltaFanout } from "./delta-fanout.js";
 import { badRequest, HttpApiError, sendError } from "./errors.js";
 import { getModel, listModels } from "./models.js";
 import { responses } from "./responses.js";
-import type { HttpApiOptions, HttpCaller } from "./types.js";
+import type { EndpointContext, HttpApiOptions, HttpCaller } from "./types.js";
 
 /** True for the paths this API owns; the gateway routes nothing else here. */
 export function isHttpApiPath(url: string | undefined): boolean {
@@ -34,16 +35,21 @@ export class HttpApi {
   private readonly auth: HttpAuth;
   private readonly settings: HttpEndpointsSettings;
   private readonly log: ((line: string) => void) | undefined;
+  private readonly endpoints: EndpointContext;
 
   constructor(opts: HttpApiOptions) {
     this.core = opts.core;
     this.settings = opts.core.config.gateway.http;
+    this.endpoints = {
+      core: opts.core,
+      fanout: new DeltaFanout(opts.core.bus),
+      maxBodyBytes: this.settings.maxBodyBytes,
+    };
     this.auth = new HttpAuth(opts.auth, opts.core.config.gateway.auth.rateLimit);
     this.log = opts.log;
   }
 
   private route(path: string): { route: Route; rest: string } | undefined {
-    const max = this.settings.maxBodyBytes;
     const models = (s: HttpEndpointsSettings): boolean => s.chatCompletions.enabled || s.responses.enabled;
     const modelsKey = "gateway.http.endpoints.chatCompletions.enabled or gateway.http.endpoints.responses.enabled";
     if (path === "/v1/chat/completions") {
@@ -54,7 +60,7 @@ export class HttpApi {
           scope: "operator.write",
           enabled: (s) => s.chatCompletions.enabled,
           key: "gateway.http.endpoints.chatCompletions.enabled",
-          handle: (caller, req, res) => chatCompletions(this.core, caller, req, res, max),
+          handle: (caller, req, res) => chatCompletions(this.endpoints, caller, req, res),
         },
       };
     }
@@ -66,7 +72,7 @@ export class HttpApi {
           scope: "operator.write",
           enabled: (s) => s.responses.enabled,
           key: "gateway.http.endpoints.responses.enabled",
-          handle: (caller, req, res) => responses(this.core, caller, req, res, max),
+          handle: (caller, req, res) => responses(this.endpoints, caller, req, res),
         },
       };
     }

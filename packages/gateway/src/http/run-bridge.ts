@@ -6,9 +6,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { handleSlashCommand } from "../methods/commands.js";
-import type { AgentEventPayload, BusEvent } from "../run/event-bus.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
+import type { DeltaFanout } from "./delta-fanout.js";
 import { seedSessionHistory } from "./session-seed.js";
 import type { RunInput, RunReply } from "./types.js";
 
@@ -55,6 +55,7 @@ function toReply(runId: string, sessionKey: string, o: RunOutcome): RunReply {
  */
 export async function startRun(
   core: GatewayCore,
+  fanout: DeltaFanout,
   input: RunInput,
   onDelta?: (delta: string) => void,
   runId: string = newRunId(),
@@ -85,14 +86,9 @@ export async function startRun(
   }
   let unsubscribe = (): void => {};
   if (onDelta) {
-    unsubscribe = core.bus.subscribe((ev: BusEvent) => {
-      if (ev.event !== "agent" || ev.sessionKey !== sessionKey) return;
-      const p = ev.payload as AgentEventPayload;
-      if (p.stream !== "assistant") return;
+    unsubscribe = fanout.listen(sessionKey, (eventRunId, delta) => {
       const followed = core.runs.get(runId)?.turn?.runId ?? runId;
-      if (p.runId !== followed) return;
-      const delta = p.data.delta;
-      if (typeof delta === "string" && delta) onDelta(delta);
+      if (eventRunId === followed) onDelta(delta);
     });
   }
   let ended = false;

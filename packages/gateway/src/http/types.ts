@@ -5,6 +5,7 @@
 import type { AgentMessage } from "@tiller/agent";
 import type { ImageContent } from "@tiller/ai";
 import type { GatewayCore } from "../server/gateway-core.js";
+import type { DeltaFanout } from "./delta-fanout.js";
 
 /** What the HTTP API needs from the gateway. */
 export interface HttpApiOptions {
@@ -12,6 +13,13 @@ export interface HttpApiOptions {
   /** The gateway's shared secret(s); none means loopback clients only, unauthenticated (as for the WebSocket). */
   auth: { token?: string; password?: string };
   log?: (line: string) => void;
+}
+
+/** What the endpoints share: the core, the delta fan-out of open streams, the body cap. */
+export interface EndpointContext {
+  core: GatewayCore;
+  fanout: DeltaFanout;
+  maxBodyBytes: number;
 }
 
 /** An authenticated caller. A shared-secret bearer is a full operator (admin); see auth.ts. */
