@@ -3,6 +3,7 @@
  * with a scripted provider: replies, streaming chunks and usage, history of a stateless request, images reaching
  * the model, 400s naming the field, a client abort ending the run, and a run failing mid-stream.
  */
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient, until } from "./gateway-harness.js";
 import { type HttpGateway, rawFetch, startHttpGateway, textOf, USAGE } from "./http-harness.js";
@@ -219,6 +220,42 @@ describe("chat completions", () => {
           }),
         30_000,
         "the aborted run's lifecycle end",
+      );
+    } finally {
+      client.close();
+    }
+  }, 60_000);
+});
+
+describe("non-streaming abort", () => {
+  it("a client that gives up on a non-streaming request aborts its run", async () => {
+    const { client, events } = await connectClient(h.gw.url, { token: "http-test-token", caps: ["tiller.all-events"] });
+    try {
+      const ac = new AbortController();
+      const started = until(
+        () =>
+          events.some(
+            (e) =>
+              e.event === "agent" &&
+              (e.payload as { stream?: string; data?: { delta?: string } }).data?.delta === "hang",
+          ),
+        30_000,
+        "the first delta",
+      );
+      const pending = h.openai.chat.completions
+        .create({ model: "tiller", messages: [{ role: "user", content: "[hang] give up" }] }, { signal: ac.signal })
+        .catch((e: unknown) => e);
+      await started;
+      ac.abort();
+      expect(await pending).toBeInstanceOf(OpenAI.APIUserAbortError);
+      await until(
+        () =>
+          events.some((e) => {
+            const p = e.payload as { stream?: string; runId?: string; data?: { aborted?: boolean } };
+            return p.stream === "lifecycle" && p.runId?.startsWith("http-") === true && p.data?.aborted === true;
+          }),
+        30_000,
+        "the aborted run's end",
       );
     } finally {
       client.close();

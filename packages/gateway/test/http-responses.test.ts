@@ -102,6 +102,27 @@ describe("responses", () => {
     expect(users).toEqual(["lonely ALONE-TWO"]);
   });
 
+  it("an input_image data URL reaches a model that accepts images", async () => {
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const r = await h.openai.responses.create({
+      model: "tiller",
+      input: [
+        {
+          role: "user",
+          content: [
+            { type: "input_text", text: "describe RESP-IMG" },
+            { type: "input_image", image_url: `data:image/png;base64,${png}`, detail: "auto" },
+          ],
+        },
+      ],
+    });
+    expect(r.output_text).toBe("echo: describe RESP-IMG");
+    const [sent] = h.requestsFor("RESP-IMG");
+    const user = sent?.body.messages.filter((m) => m.role === "user").at(-1);
+    const parts = (user?.content ?? []) as { type: string; image_url?: { url: string } }[];
+    expect(parts.find((p) => p.type === "image_url")?.image_url?.url).toBe(`data:image/png;base64,${png}`);
+  });
+
   it("an unknown previous_response_id is a 400 naming it", async () => {
     const r = await rawFetch(h.baseURL, "/responses", {
       body: { model: "tiller", input: "x", previous_response_id: "resp_bm9wZQ_0123456789abcdef0123456789abcdef" },
