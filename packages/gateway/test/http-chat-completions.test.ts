@@ -72,6 +72,15 @@ describe("chat completions", () => {
     expect(chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("")).toBe("echo: raw sse");
   });
 
+  it("x-tiller-agent-id picks the agent whatever model the client hard-codes", async () => {
+    const r = await h.openai.chat.completions.create(
+      { model: "gpt-4o", messages: [{ role: "user", content: "any model name" }] },
+      { headers: { "x-tiller-agent-id": "main" } },
+    );
+    expect(r.choices[0]?.message.content).toBe("echo: any model name");
+    expect(r.model).toBe("gpt-4o");
+  });
+
   it("a stateless request's system and earlier turns reach the model as system prompt and history", async () => {
     const r = await h.openai.chat.completions.create({
       model: "tiller",
@@ -157,6 +166,13 @@ describe("chat completions", () => {
     });
     expect(unknownAgent.status).toBe(404);
     expect(unknownAgent.json.error?.code).toBe("model_not_found");
+
+    const badAgent = await rawFetch(h.baseURL, "/chat/completions", {
+      headers: { "x-tiller-agent-id": "ghost" },
+      body: { model: "gpt-4o", messages: [{ role: "user", content: "x" }] },
+    });
+    expect(badAgent.status).toBe(400);
+    expect(badAgent.json.error?.param).toBe("x-tiller-agent-id");
 
     const big = await rawFetch(h.baseURL, "/chat/completions", {
       body: { model: "tiller", messages: [{ role: "user", content: "x".repeat(21 * 1024 * 1024) }] },

@@ -2,6 +2,7 @@
  * Where a request runs. `model` names an agent, not a backend model: `tiller` / `tiller/default` (the default
  * agent), `tiller/<agentId>`, and the reference's `openclaw…` and `agent:<id>` spellings. The session is fresh
  * per request (stateless) unless `x-tiller-session-key`, the `user` field or a previous response selects one.
+ * `x-tiller-agent-id` names the agent directly, whatever `model` says.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -35,6 +36,20 @@ export function agentOfModel(core: GatewayCore, model: string): string {
   return found.id;
 }
 
+function agentOfHeader(core: GatewayCore, id: string): string {
+  const found = core.config.agents.list.find((a) => a.id === id.toLowerCase());
+  if (!found) {
+    throw new HttpApiError(
+      400,
+      `unknown agent "${id}" (see agents.list)`,
+      "invalid_request_error",
+      "unknown_agent",
+      "x-tiller-agent-id",
+    );
+  }
+  return found.id;
+}
+
 export interface RunTarget {
   agentId: string;
   sessionKey: string;
@@ -60,7 +75,9 @@ export function resolveTarget(
   body: { model: string; user?: string },
   sessionKey?: string,
 ): RunTarget {
-  const agentId = agentOfModel(core, body.model);
+  // `x-tiller-agent-id` picks the agent for clients that cannot choose the model name (any `model` is then fine).
+  const agentHeader = header(req, "x-tiller-agent-id");
+  const agentId = agentHeader ? agentOfHeader(core, agentHeader) : agentOfModel(core, body.model);
   const model = header(req, "x-tiller-model");
   if (model && !hasScope(caller.scopes, "operator.admin")) {
     throw new HttpApiError(403, "x-tiller-model needs the operator.admin scope", "permission_error", "missing_scope");
