@@ -31,18 +31,30 @@ describe("HTTP runs are gateway runs", () => {
     try {
       // The HTTP run streams slowly; the agent RPC arrives while it runs.
       const stream = await h.openai.chat.completions.create(
-        { model: "tiller", stream: true, messages: [{ role: "user", content: "[slow:8:40] http first SHARED-1" }] },
+        { model: "tiller", stream: true, messages: [{ role: "user", content: "[slow:8:150] http first SHARED-1" }] },
         { headers: { "x-tiller-session-key": "shared-demo" } },
       );
       let httpText = "";
       let rpc: Promise<Record<string, unknown>> | undefined;
+      let acceptedWhileBusy: boolean | undefined;
+      const httpEnded = (): boolean =>
+        events.some((e) => {
+          const p = e.payload as { stream?: string; runId?: string; data?: { phase?: string } };
+          return p.stream === "lifecycle" && p.runId?.startsWith("http-") === true && p.data?.phase === "end";
+        });
       for await (const c of stream) {
         httpText += c.choices[0]?.delta.content ?? "";
         if (!rpc && httpText.length > 0) {
           rpc = client.request(
             "agent",
             { message: "rpc second SHARED-2", sessionKey: "shared-demo", idempotencyKey: "rpc-shared-2" },
-            { expectFinal: true, timeoutMs: 60_000 },
+            {
+              expectFinal: true,
+              timeoutMs: 60_000,
+              onAccepted: () => {
+                acceptedWhileBusy = !httpEnded();
+              },
+            },
           ) as Promise<Record<string, unknown>>;
         }
       }
@@ -51,7 +63,8 @@ describe("HTTP runs are gateway runs", () => {
       expect(final.status).toBe("ok");
       expect(final.result.payloads[0]?.text).toBe("echo: rpc second SHARED-2");
 
-      // Serialized: the RPC's run started only after the HTTP run ended.
+      // The RPC reached the session while the HTTP run held it, and its run started only after that one ended.
+      expect(acceptedWhileBusy).toBe(true);
       const lifecycle = events
         .filter((e) => e.event === "agent" && (e.payload as { stream: string }).stream === "lifecycle")
         .map((e) => e.payload as { runId: string; sessionKey: string; data: { phase: string } });
@@ -61,7 +74,7 @@ describe("HTTP runs are gateway runs", () => {
 
       // Shared history: the RPC's model call saw the HTTP turn, and a later HTTP call sees both.
       expect(userTurns("SHARED-2")).toEqual([
-        "[slow:8:40] http first SHARED-1",
+        "[slow:8:150] http first SHARED-1",
         "d0 d1 d2 d3 d4 d5 d6 d7 ",
         "rpc second SHARED-2",
       ]);
@@ -78,7 +91,7 @@ describe("HTTP runs are gateway runs", () => {
       );
       expect(third.choices[0]?.message.content).toBe("echo: third SHARED-3");
       expect(userTurns("SHARED-3")).toEqual([
-        "[slow:8:40] http first SHARED-1",
+        "[slow:8:150] http first SHARED-1",
         "d0 d1 d2 d3 d4 d5 d6 d7 ",
         "rpc second SHARED-2",
         "echo: rpc second SHARED-2",
