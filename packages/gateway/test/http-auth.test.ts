@@ -3,9 +3,12 @@
  * shape otherwise, 429 with Retry-After after repeated wrong tokens); loopback-only without a token, where
  * `x-tiller-scopes` can narrow a caller and `x-tiller-model` needs admin. Config errors name the key.
  */
+import { readFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
+import { join } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseJsonc } from "../src/config/jsonc.js";
 import { validateConfig } from "../src/config/load-config.js";
 import { HttpAuth } from "../src/http/auth.js";
 import { HttpApiError } from "../src/http/errors.js";
@@ -53,6 +56,14 @@ describe("enabling", () => {
     expect(() => validateConfig({ gateway: { auth: { rateLimit: { maxAttempts: 0 } } } }, "/tmp/h")).toThrow(
       /gateway\.auth\.rateLimit\.maxAttempts/,
     );
+    // The README's config block is a valid tiller.json that turns both endpoints on.
+    const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## OpenAI-compatible HTTP API"));
+    const block = /```jsonc\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+    const documented = validateConfig(parseJsonc(block, "README.md"), "/tmp/h").gateway;
+    expect(documented.http.chatCompletions.enabled).toBe(true);
+    expect(documented.http.responses.enabled).toBe(true);
+    expect(documented.auth.rateLimit.maxAttempts).toBe(10);
     const d = validateConfig({}, "/tmp/h").gateway;
     expect(d.http.chatCompletions.enabled).toBe(false);
     expect(d.http.responses.enabled).toBe(false);
