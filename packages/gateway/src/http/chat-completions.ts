@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { compileSchema, readJson } from "./body.js";
 import { errorBody, sendError, sendJson } from "./errors.js";
-import { newRunId, startRun } from "./run-bridge.js";
+import { abortOnDisconnect, newRunId, startRun } from "./run-bridge.js";
 import { runFailure } from "./run-errors.js";
 import { decodeDataUrl, type PlainMessage, toRunInput } from "./run-input.js";
 import { ChatCompletionRequest, type ChatMessage } from "./schemas.js";
@@ -60,9 +60,7 @@ export async function chatCompletions(
 
   if (!body.stream) {
     const run = await startRun(core, api.fanout, input);
-    res.on("close", () => {
-      if (!res.writableFinished) run.abort();
-    });
+    abortOnDisconnect(res, run);
     const reply = await run.done;
     if (reply.status !== "ok") {
       sendError(res, runFailure(reply));
@@ -117,9 +115,7 @@ export async function chatCompletions(
       },
       runId,
     );
-    res.on("close", () => {
-      if (!res.writableFinished) run.abort();
-    });
+    abortOnDisconnect(res, run);
     reply = await run.done;
   } catch (err) {
     sse.send({

@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { compileSchema, readJson } from "./body.js";
 import { sendError, sendJson } from "./errors.js";
 import { newResponseId, sessionOfResponseId } from "./response-ids.js";
-import { startRun } from "./run-bridge.js";
+import { abortOnDisconnect, startRun } from "./run-bridge.js";
 import { runFailure } from "./run-errors.js";
 import { decodeDataUrl, type PlainMessage, toRunInput } from "./run-input.js";
 import { type ResponsesInputItem, ResponsesRequest } from "./schemas.js";
@@ -126,9 +126,7 @@ export async function responses(
 
   if (!body.stream) {
     const run = await startRun(core, api.fanout, input);
-    res.on("close", () => {
-      if (!res.writableFinished) run.abort();
-    });
+    abortOnDisconnect(res, run);
     const reply = await run.done;
     if (reply.status !== "ok") {
       sendError(res, runFailure(reply));
@@ -155,9 +153,7 @@ export async function responses(
       streamed += delta;
       event("response.output_text.delta", { ...part, delta, logprobs: [] });
     });
-    res.on("close", () => {
-      if (!res.writableFinished) run.abort();
-    });
+    abortOnDisconnect(res, run);
     reply = await run.done;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

@@ -5,6 +5,7 @@
  * `abort()` (a client that went away) aborts the run, queued or running.
  */
 import { randomUUID } from "node:crypto";
+import type { ServerResponse } from "node:http";
 import { handleSlashCommand } from "../methods/commands.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
@@ -19,6 +20,21 @@ export interface RunHandle {
   readonly done: Promise<RunReply>;
   /** Aborts the run (it ends as `aborted`); a no-op once it ended. */
   abort(): void;
+}
+
+/**
+ * Aborts `run` when the client goes away before its answer is complete, also when it went away while the run
+ * was being prepared (the response's `close` has then already fired).
+ */
+export function abortOnDisconnect(res: ServerResponse, run: RunHandle): void {
+  const gone = (): boolean => !res.writableFinished;
+  if (res.closed || res.destroyed) {
+    if (gone()) run.abort();
+    return;
+  }
+  res.once("close", () => {
+    if (gone()) run.abort();
+  });
 }
 
 /** A fresh run id for an HTTP request (also the idempotency key of its run). */
