@@ -72,6 +72,15 @@ describe("chat completions", () => {
     expect(chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("")).toBe("echo: raw sse");
   });
 
+  it("a reply cut at the output limit finishes with finish_reason length", async () => {
+    const r = await h.openai.chat.completions.create({
+      model: "tiller",
+      messages: [{ role: "user", content: "[length] go" }],
+    });
+    expect(r.choices[0]?.finish_reason).toBe("length");
+    expect(r.choices[0]?.message.content).toBe("cut short");
+  });
+
   it("x-tiller-agent-id picks the agent whatever model the client hard-codes", async () => {
     const r = await h.openai.chat.completions.create(
       { model: "gpt-4o", messages: [{ role: "user", content: "any model name" }] },

@@ -4,6 +4,7 @@
  * user message:
  *   [slow:N:MS]  N text deltas, MS apart      [hang]  two deltas, then nothing until the client leaves
  *   [cut]        two deltas, then the connection is cut (the run fails mid-stream)
+ *   [length]     "cut short", ended by the output limit (finish_reason "length")
  *   otherwise    "echo: <message>" in three deltas
  * Every reply reports usage 23 in / 7 out, so tests can tell the run's real usage from a made-up one.
  */
@@ -44,6 +45,9 @@ export function scriptedReply(text: string): MockReply {
   }
   if (text.includes("[hang]"))
     return { events: openaiChatEvents({ text: ["hang", "ing", "x"], usage: USAGE }), hangAfter: 3 };
+  if (text.includes("[length]")) {
+    return { events: openaiChatEvents({ text: ["cut ", "short"], finish: "length", usage: USAGE }) };
+  }
   if (text.includes("[cut]"))
     return { events: openaiChatEvents({ text: ["par", "tial", "x"], usage: USAGE }), cutAfter: 3 };
   const reply = `echo: ${text}`;

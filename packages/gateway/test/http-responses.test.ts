@@ -123,6 +123,18 @@ describe("responses", () => {
     expect(parts.find((p) => p.type === "image_url")?.image_url?.url).toBe(`data:image/png;base64,${png}`);
   });
 
+  it("a reply cut at the output limit is an incomplete response, streamed as response.incomplete", async () => {
+    const r = await h.openai.responses.create({ model: "tiller", input: "[length] long story" });
+    expect(r.status).toBe("incomplete");
+    expect(r.incomplete_details).toEqual({ reason: "max_output_tokens" });
+    expect(r.output_text).toBe("cut short");
+    const stream = await h.openai.responses.create({ model: "tiller", input: "[length] again", stream: true });
+    const types: string[] = [];
+    for await (const e of stream) types.push(e.type);
+    expect(types.at(-1)).toBe("response.incomplete");
+    expect(types).not.toContain("response.completed");
+  });
+
   it("an unknown previous_response_id is a 400 naming it", async () => {
     const r = await rawFetch(h.baseURL, "/responses", {
       body: { model: "tiller", input: "x", previous_response_id: "resp_bm9wZQ_0123456789abcdef0123456789abcdef" },
