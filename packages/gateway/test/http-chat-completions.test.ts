@@ -81,6 +81,25 @@ describe("chat completions", () => {
     expect(r.choices[0]?.message.content).toBe("cut short");
   });
 
+  it("temperature and the token cap reach the model call", async () => {
+    await h.openai.chat.completions.create({
+      model: "tiller",
+      temperature: 0.3,
+      max_completion_tokens: 123,
+      messages: [{ role: "user", content: "sampled SAMPLE-1" }],
+    });
+    const [sent] = h.requestsFor("SAMPLE-1");
+    const body = sent?.body as unknown as { temperature?: number; max_completion_tokens?: number; max_tokens?: number };
+    expect(body.temperature).toBe(0.3);
+    expect(body.max_completion_tokens ?? body.max_tokens).toBe(123);
+    await h.openai.chat.completions.create({
+      model: "tiller",
+      messages: [{ role: "user", content: "plain SAMPLE-2" }],
+    });
+    const plain = h.requestsFor("SAMPLE-2")[0]?.body as unknown as { temperature?: number };
+    expect(plain.temperature).toBeUndefined();
+  });
+
   it("x-tiller-agent-id picks the agent whatever model the client hard-codes", async () => {
     const r = await h.openai.chat.completions.create(
       { model: "gpt-4o", messages: [{ role: "user", content: "any model name" }] },

@@ -135,6 +135,17 @@ describe("responses", () => {
     expect(types).not.toContain("response.completed");
   });
 
+  it("temperature and max_output_tokens reach the model call", async () => {
+    await h.openai.responses.create({ model: "tiller", temperature: 1.5, max_output_tokens: 77, input: "RESP-SAMPLE" });
+    const body = h.requestsFor("RESP-SAMPLE")[0]?.body as unknown as {
+      temperature?: number;
+      max_completion_tokens?: number;
+      max_tokens?: number;
+    };
+    expect(body.temperature).toBe(1.5);
+    expect(body.max_completion_tokens ?? body.max_tokens).toBe(77);
+  });
+
   it("an unknown previous_response_id is a 400 naming it", async () => {
     const r = await rawFetch(h.baseURL, "/responses", {
       body: { model: "tiller", input: "x", previous_response_id: "resp_bm9wZQ_0123456789abcdef0123456789abcdef" },

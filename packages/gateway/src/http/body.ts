@@ -12,9 +12,27 @@ function tooLarge(max: number): HttpApiError {
   return new HttpApiError(413, `request body too large (max ${max} bytes)`, "invalid_request_error", "body_too_large");
 }
 
+/**
+ * Reads and drops the rest of a refused body, so the client finishes sending and reads the 413 instead of
+ * meeting a reset connection. Past `limit` bytes the connection is cut: nobody may stream forever.
+ */
+function discard(req: IncomingMessage, limit: number): void {
+  let dropped = 0;
+  req.removeAllListeners("data");
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > limit) req.destroy();
+  });
+  req.resume();
+}
+
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const discardLimit = Math.max(4 * maxBytes, 64 * 1024 * 1024);
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge(maxBytes));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    discard(req, discardLimit);
+    return Promise.reject(tooLarge(maxBytes));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -25,7 +43,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       if (size > maxBytes) {
         done = true;
         chunks.length = 0;
-        req.pause();
+        discard(req, discardLimit);
         reject(tooLarge(maxBytes));
         return;
       }

@@ -9,7 +9,7 @@ import { compileSchema, readJson } from "./body.js";
 import { errorBody, sendError, sendJson } from "./errors.js";
 import { abortOnDisconnect, newRunId, startRun } from "./run-bridge.js";
 import { runFailure } from "./run-errors.js";
-import { decodeDataUrl, type PlainMessage, toRunInput } from "./run-input.js";
+import { decodeDataUrl, type PlainMessage, samplingOf, toRunInput } from "./run-input.js";
 import { ChatCompletionRequest, type ChatMessage } from "./schemas.js";
 import { SseWriter } from "./sse.js";
 import { resolveTarget } from "./targets.js";
@@ -54,7 +54,11 @@ export async function chatCompletions(
   const target = resolveTarget(core, req, caller, body);
   // Tool results of client-side tools are not supported: they are dropped from the conversation.
   const messages = body.messages.filter((m) => m.role !== "tool" && m.role !== "function").map(plain);
-  const input = toRunInput(messages, target, "messages");
+  const input = {
+    ...toRunInput(messages, target, "messages"),
+    // max_completion_tokens is the current name; max_tokens the legacy one.
+    sampling: samplingOf(body.temperature, body.max_completion_tokens ?? body.max_tokens),
+  };
   const created = Math.floor(Date.now() / 1000);
   const model = body.model;
 

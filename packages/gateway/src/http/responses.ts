@@ -14,7 +14,7 @@ import { sendError, sendJson } from "./errors.js";
 import { newResponseId, sessionOfResponseId } from "./response-ids.js";
 import { abortOnDisconnect, startRun } from "./run-bridge.js";
 import { runFailure } from "./run-errors.js";
-import { decodeDataUrl, type PlainMessage, toRunInput } from "./run-input.js";
+import { decodeDataUrl, type PlainMessage, samplingOf, toRunInput } from "./run-input.js";
 import { type ResponsesInputItem, ResponsesRequest } from "./schemas.js";
 import { SseWriter } from "./sse.js";
 import { resolveTarget } from "./targets.js";
@@ -113,7 +113,10 @@ export async function responses(
   const previous = body.previous_response_id ?? null;
   const previousKey = previous ? sessionOfResponseId(previous, (k) => core.store.get(k) !== undefined) : undefined;
   const target = resolveTarget(core, req, caller, body, previousKey);
-  const input = toRunInput(plainItems(body.input), target, "input", body.instructions ?? undefined);
+  const input = {
+    ...toRunInput(plainItems(body.input), target, "input", body.instructions ?? undefined),
+    sampling: samplingOf(body.temperature, body.max_output_tokens),
+  };
   const s: Shape = {
     id: newResponseId(target.sessionKey),
     itemId: `msg_${randomUUID().replace(/-/g, "")}`,

@@ -14,6 +14,7 @@ import { DeltaFanout } from "./delta-fanout.js";
 import { badRequest, HttpApiError, sendError } from "./errors.js";
 import { getModel, listModels } from "./models.js";
 import { responses } from "./responses.js";
+import { samplingExtension } from "./sampling-extension.js";
 import type { EndpointContext, HttpApiOptions, HttpCaller } from "./types.js";
 
 /** True for the paths this API owns; the gateway routes nothing else here. */
@@ -45,6 +46,8 @@ export class HttpApi {
       fanout: new DeltaFanout(opts.core.bus),
       maxBodyBytes: this.settings.maxBodyBytes,
     };
+    // Each HTTP run's temperature / token cap reach its model calls through the run's own seam.
+    opts.core.runner.use(samplingExtension);
     this.auth = new HttpAuth(opts.auth, opts.core.config.gateway.auth.rateLimit);
     this.log = opts.log;
   }
@@ -161,10 +164,9 @@ export class HttpApi {
       );
       e = new HttpApiError(500, `internal error: ${err instanceof Error ? err.message : String(err)}`, "api_error");
     }
-    // A refused body is left unread: close the connection rather than drain it.
-    if (e.status === 413) res.setHeader("connection", "close");
+    // The rest of a refused body is being dropped (body.ts); the connection is not reused after it.
+    if (e.status === 413 && !res.headersSent) res.setHeader("connection", "close");
     if (res.headersSent) res.end();
     else sendError(res, e);
-    if (e.status === 413) res.once("finish", () => req.destroy());
   }
 }

@@ -88,6 +88,7 @@ export async function startRun(
     extraSystemPrompt: input.extraSystemPrompt,
     source: "http",
     ...(input.images.length > 0 ? { images: input.images } : {}),
+    ...(input.sampling ? { sampling: input.sampling } : {}),
   };
   if (input.stateless) seedSessionHistory(core, sessionKey, agentId, input.history);
   const command = await handleSlashCommand(core, sessionKey, agentId, input.prompt);

@@ -58,6 +58,18 @@ function historyMessage(m: PlainMessage, at: number): AgentMessage | undefined {
   return undefined;
 }
 
+/** The sampling of a request, or undefined when it set none (null counts as unset). */
+export function samplingOf(
+  temperature: number | null | undefined,
+  maxTokens: number | null | undefined,
+): RunInput["sampling"] {
+  if (temperature == null && maxTokens == null) return undefined;
+  return {
+    ...(temperature != null ? { temperature } : {}),
+    ...(maxTokens != null ? { maxTokens } : {}),
+  };
+}
+
 /** The run of a conversation: `param` names the request's message list in errors. */
 export function toRunInput(
   messages: PlainMessage[],

@@ -47,6 +47,8 @@ export interface RunInput {
   extraSystemPrompt?: string;
   /** `x-tiller-model`: the backend model for this run (admins only). */
   model?: string;
+  /** The request's sampling fields, applied to the run's model calls (sampling-extension.ts). */
+  sampling?: { temperature?: number; maxTokens?: number };
 }
 
 /** Token counts of a finished run, from the run's real usage. */

@@ -36,6 +36,8 @@ export interface RunRequest {
   source: "agent" | "chat" | "http";
   /** Images sent with `message` (the HTTP API's image inputs); models without image input get a placeholder. */
   images?: ImageContent[];
+  /** Sampling asked for by the HTTP API's caller (`temperature`, `max_tokens`…), applied to each model call. */
+  sampling?: { temperature?: number; maxTokens?: number };
 }
 
 /** A shaped piece of the reply, as the reference clients print it. */
