@@ -164,8 +164,8 @@ export class HttpApi {
       );
       e = new HttpApiError(500, `internal error: ${err instanceof Error ? err.message : String(err)}`, "api_error");
     }
-    // The rest of a refused body is being dropped (body.ts); the connection is not reused after it.
-    if (e.status === 413 && !res.headersSent) res.setHeader("connection", "close");
+    // A 413 keeps the connection open: the rest of the refused body is being dropped (body.ts), and closing
+    // now would reset a client that is still sending it before it can read the answer.
     if (res.headersSent) res.end();
     else sendError(res, e);
   }
