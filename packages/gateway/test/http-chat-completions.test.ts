@@ -100,6 +100,38 @@ describe("chat completions", () => {
     expect(plain.temperature).toBeUndefined();
   });
 
+  it("in steer mode a request reaching a busy session joins its run and gets that run's answer", async () => {
+    const headers = { "x-tiller-session-key": "steer-demo" };
+    const { client, events } = await connectClient(h.gw.url, { token: "http-test-token", caps: ["tiller.all-events"] });
+    const stream = await h.openai.chat.completions.create(
+      { model: "tiller", stream: true, messages: [{ role: "user", content: "[slow:6:250] first STEER-1" }] },
+      { headers },
+    );
+    let joined: Promise<OpenAI.ChatCompletion> | undefined;
+    let streamed = "";
+    for await (const c of stream) {
+      streamed += c.choices[0]?.delta.content ?? "";
+      joined ??= h.openai.chat.completions.create(
+        { model: "tiller", messages: [{ role: "user", content: "second STEER-2" }] },
+        { headers },
+      );
+    }
+    const second = await joined;
+    // The steered message got its own model turn inside the first run, and its answer carries that turn.
+    expect(second?.choices[0]?.message.content).toContain("echo: second STEER-2");
+    expect(streamed).toContain("d0 d1");
+    const [sent] = h.requestsFor("STEER-2");
+    const users = (sent?.body.messages ?? []).filter((m) => m.role === "user").map((m) => textOf(m.content));
+    expect(users).toEqual(["[slow:6:250] first STEER-1", "second STEER-2"]);
+    // One run served both requests: the session saw a single lifecycle start.
+    const starts = events.filter((e) => {
+      const p = e.payload as { stream?: string; sessionKey?: string; data?: { phase?: string } };
+      return p.stream === "lifecycle" && p.sessionKey === "agent:main:steer-demo" && p.data?.phase === "start";
+    });
+    expect(starts.length).toBe(1);
+    client.close();
+  }, 60_000);
+
   it("x-tiller-agent-id picks the agent whatever model the client hard-codes", async () => {
     const r = await h.openai.chat.completions.create(
       { model: "gpt-4o", messages: [{ role: "user", content: "any model name" }] },
