@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from "node:fs";
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
-import type { AssistantMessage, UserMessage } from "@tiller/ai";
+import type { AssistantMessage, ImageContent, UserMessage } from "@tiller/ai";
 import { convertToLlm, SessionManager } from "@tiller/coding-agent";
 import type { EmbeddedSession, EngineEvent, SessionFactory } from "../packages/gateway/src/run/embedded-session.js";
 import type { RunContext } from "../packages/gateway/src/run/run-types.js";
@@ -73,7 +73,7 @@ export class BasicSession implements EmbeddedSession {
     this.controller?.abort();
   }
 
-  async prompt(text: string): Promise<void> {
+  async prompt(text: string, images?: ImageContent[]): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
     const onOuterAbort = (): void => controller.abort();
@@ -82,8 +82,10 @@ export class BasicSession implements EmbeddedSession {
     try {
       this.emit({ type: "agent_start" });
       let next: string | undefined = text;
+      let firstImages = images;
       while (next !== undefined && !controller.signal.aborted) {
-        this.append(userMessage(next));
+        this.append(userMessage(next, firstImages));
+        firstImages = undefined;
         const reply = await this.turn(controller.signal);
         if (reply.stopReason === "error" || reply.stopReason === "aborted") break;
         // Checked and closed in one synchronous step, so a steer either lands here or is refused.
@@ -156,6 +158,6 @@ export function basicSessionFactory(transcriptDir: (agentId: string) => string):
   return async (ctx) => BasicSession.open(ctx, transcriptDir(ctx.agentId));
 }
 
-function userMessage(text: string): UserMessage {
-  return { role: "user", content: [{ type: "text", text }], timestamp: Date.now() };
+function userMessage(text: string, images?: ImageContent[]): UserMessage {
+  return { role: "user", content: [{ type: "text", text }, ...(images ?? [])], timestamp: Date.now() };
 }

@@ -4,6 +4,8 @@ export * from "./config/jsonc.js";
 export * from "./config/load-config.js";
 export * from "./config/models-config.js";
 export * from "./hooks/internal-hooks.js";
+export { HttpApi, isHttpApiPath } from "./http/router.js";
+export type * from "./http/types.js";
 export * from "./lanes/command-lanes.js";
 export * from "./methods/index.js";
 export * from "./plugins/gateway-extensions.js";

@@ -14,6 +14,11 @@ const Int = (min: number, max?: number, extra: Record<string, unknown> = {}) =>
 /** A section other modules read: any keys. */
 const Open = (description: string) => Type.Optional(OpenObject(description));
 
+const HttpEndpoint = Type.Object(
+  { enabled: Type.Optional(Type.Boolean({ default: false })) },
+  { additionalProperties: false },
+);
+
 export const GatewaySectionSchema = Type.Object(
   {
     port: Type.Optional(Int(0, 65535, { default: 18789 })),
@@ -24,6 +29,36 @@ export const GatewaySectionSchema = Type.Object(
           token: Type.Optional(Type.Union([NonEmptyString(), Type.Null()])),
           password: Type.Optional(Type.Union([NonEmptyString(), Type.Null()])),
           mode: Type.Optional(Type.String()),
+          /** Failed-auth limiter of the HTTP API: maxAttempts per windowMs, then lockoutMs of 429. */
+          rateLimit: Type.Optional(
+            Type.Object(
+              {
+                maxAttempts: Type.Optional(Int(1, 1_000_000, { default: 10 })),
+                windowMs: Type.Optional(Int(1, undefined, { default: 60_000 })),
+                lockoutMs: Type.Optional(Int(1, undefined, { default: 300_000 })),
+                exemptLoopback: Type.Optional(Type.Boolean({ default: false })),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** The OpenAI-compatible HTTP API (src/http): every endpoint is off unless enabled. */
+    http: Type.Optional(
+      Type.Object(
+        {
+          endpoints: Type.Optional(
+            Type.Object(
+              {
+                chatCompletions: Type.Optional(HttpEndpoint),
+                responses: Type.Optional(HttpEndpoint),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+          maxBodyBytes: Type.Optional(Int(1024, undefined, { default: 20 * 1024 * 1024 })),
         },
         { additionalProperties: false },
       ),

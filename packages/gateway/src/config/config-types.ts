@@ -18,13 +18,34 @@ export interface QueueSettings {
 export interface GatewaySettings {
   port: number;
   bind: string;
-  auth: { token?: string; password?: string };
+  auth: { token?: string; password?: string; rateLimit: AuthRateLimit };
   /** Largest accepted frame (bytes); bigger frames get an error and the connection stays open. */
   maxPayloadBytes: number;
   /** Per connection: beyond this many queued outgoing bytes, stream deltas are dropped for that client. */
   maxBufferedBytes: number;
   tickIntervalMs: number;
+  /** The OpenAI-compatible HTTP API (`gateway.http`); see src/http. */
+  http: HttpEndpointsSettings;
 }
+
+// --- gateway.http and gateway.auth.rateLimit (the OpenAI-compatible HTTP API, src/http) ---
+/** Failed-auth limiter of the HTTP API: `maxAttempts` wrong credentials per `windowMs`, then `lockoutMs` of 429. */
+export interface AuthRateLimit {
+  maxAttempts: number;
+  windowMs: number;
+  lockoutMs: number;
+  /** Loopback clients are not limited (default false: they are). */
+  exemptLoopback: boolean;
+}
+
+/** `gateway.http.endpoints.*`: each endpoint is off unless enabled. */
+export interface HttpEndpointsSettings {
+  chatCompletions: { enabled: boolean };
+  responses: { enabled: boolean };
+  /** Largest accepted request body in bytes (`gateway.http.maxBodyBytes`, default 20 MiB). */
+  maxBodyBytes: number;
+}
+// --- end gateway.http ---
 
 export interface AgentDefaults {
   /** "provider/model-id"; empty means the offline model. */

@@ -56,10 +56,24 @@ export function validateConfig(input: unknown, home: string, file = "tiller.json
     gateway: {
       port: gw.port ?? DEFAULT_PORT,
       bind: gw.bind ?? "127.0.0.1",
-      auth: { token: gw.auth?.token ?? undefined, password: gw.auth?.password ?? undefined },
+      auth: {
+        token: gw.auth?.token ?? undefined,
+        password: gw.auth?.password ?? undefined,
+        rateLimit: {
+          maxAttempts: gw.auth?.rateLimit?.maxAttempts ?? 10,
+          windowMs: gw.auth?.rateLimit?.windowMs ?? 60_000,
+          lockoutMs: gw.auth?.rateLimit?.lockoutMs ?? 300_000,
+          exemptLoopback: gw.auth?.rateLimit?.exemptLoopback ?? false,
+        },
+      },
       maxPayloadBytes: gw.maxPayloadBytes ?? 25 * 1024 * 1024,
       maxBufferedBytes: gw.maxBufferedBytes ?? 50 * 1024 * 1024,
       tickIntervalMs: gw.tickIntervalMs ?? 30_000,
+      http: {
+        chatCompletions: { enabled: gw.http?.endpoints?.chatCompletions?.enabled ?? false },
+        responses: { enabled: gw.http?.endpoints?.responses?.enabled ?? false },
+        maxBodyBytes: gw.http?.maxBodyBytes ?? 20 * 1024 * 1024,
+      },
     },
     agents: {
       defaults: {

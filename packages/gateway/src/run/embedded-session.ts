@@ -4,6 +4,7 @@
  * one) plugs in through `SessionFactory`.
  */
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
+import type { ImageContent } from "@tiller/ai";
 import type { RunContext } from "./run-types.js";
 
 /** Agent events plus the session-level events that become the `compaction` stream. */
@@ -19,8 +20,8 @@ export interface EmbeddedSession {
   /** All messages of the session's current branch, this run's included. */
   readonly messages: readonly AgentMessage[];
   subscribe(listener: (event: EngineEvent) => void): () => void;
-  /** Runs the agent loop for `text`; resolves when the loop ends (ok, error or abort). Never rejects. */
-  prompt(text: string): Promise<void>;
+  /** Runs the agent loop for `text` (with `images`, if any); resolves when the loop ends. Never rejects. */
+  prompt(text: string, images?: ImageContent[]): Promise<void>;
   /**
    * Injects a user message at the next boundary of the running loop (after the current model/tool step).
    * Returns false when the loop has already decided to end: the caller must queue the message instead.

@@ -3,7 +3,15 @@
  * how it ends (RunOutcome), and the seams other modules hook into (RunExtension, ModelCall).
  */
 import type { AgentMessage, AgentTool } from "@tiller/agent";
-import type { Api, AssistantMessageEventStreamLike, Context, Model, SimpleStreamOptions, Usage } from "@tiller/ai";
+import type {
+  Api,
+  AssistantMessageEventStreamLike,
+  Context,
+  ImageContent,
+  Model,
+  SimpleStreamOptions,
+  Usage,
+} from "@tiller/ai";
 import type { TillerConfig } from "../config/config-types.js";
 import type { ResolvedModel } from "../config/models-config.js";
 import type { ReplyPayload, RunEndStatus, RunResult } from "../protocol/schema/agent.js";
@@ -27,7 +35,11 @@ export interface RunRequest {
   label?: string;
   /** Global lane: main (default), subagent, cron. */
   lane?: string;
-  source: "agent" | "chat";
+  source: "agent" | "chat" | "http";
+  /** Images sent with `message` (the HTTP API's image inputs); models without image input get a placeholder. */
+  images?: ImageContent[];
+  /** Sampling asked for by the HTTP API's caller (`temperature`, `max_tokens`…), applied to each model call. */
+  sampling?: { temperature?: number; maxTokens?: number };
 }
 
 export type { ReplyPayload, RunEndStatus, RunMeta, RunResult } from "../protocol/schema/agent.js";

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import type { TillerConfig } from "../config/config-types.js";
+import { HttpApi, isHttpApiPath } from "../http/router.js";
 import { builtinMethods } from "../methods/index.js";
 import type { MethodContext, MethodTable } from "../methods/method-types.js";
 import {
@@ -62,6 +63,8 @@ export class GatewayServer {
   private readonly tick: NodeJS.Timeout;
   private readonly unsubscribeBus: () => void;
   private readonly auth: { token?: string; password?: string };
+  /** The OpenAI-compatible API on `/v1/*` (src/http). */
+  private readonly httpApi: HttpApi;
   readonly bind: string;
   port = 0;
   private closing: Promise<void> | undefined;
@@ -85,6 +88,7 @@ export class GatewayServer {
       log: opts.log,
     });
     this.methods = { ...builtinMethods(), ...opts.methods };
+    this.httpApi = new HttpApi({ core: this.core, auth: this.auth, log: opts.log });
     this.http = createServer((req, res) => this.onHttp(req, res));
     // The socket-level cap is above the policy limit so an oversized frame can be answered, not just cut.
     this.wss = new WebSocketServer({ server: this.http, maxPayload: cfg.maxPayloadBytes * 2 + 64 * 1024 });
@@ -141,6 +145,10 @@ export class GatewayServer {
   }
 
   private onHttp(req: IncomingMessage, res: ServerResponse): void {
+    if (isHttpApiPath(req.url)) {
+      void this.httpApi.handle(req, res);
+      return;
+    }
     if (req.method === "GET" && (req.url === "/health" || req.url === "/healthz")) {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ ok: true, version: SERVER_VERSION, uptimeMs: Date.now() - this.core.startedAt }));

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import type { AgentEvent, AgentMessage, ThinkingLevel } from "@tiller/agent";
-import type { ToolResultMessage } from "@tiller/ai";
+import type { ImageContent, ToolResultMessage } from "@tiller/ai";
 import {
   type AgentSession,
   createAgentSession,
@@ -86,11 +86,11 @@ class ToolSession implements EmbeddedSession {
     return () => this.listeners.delete(listener);
   }
 
-  async prompt(text: string): Promise<void> {
+  async prompt(text: string, images?: ImageContent[]): Promise<void> {
     const onAbort = (): void => void this.session.abort();
     this.ctx.signal.addEventListener("abort", onAbort, { once: true });
     try {
-      await this.session.prompt(text);
+      await this.session.prompt(text, images?.length ? { images } : {});
     } finally {
       this.ctx.signal.removeEventListener("abort", onAbort);
     }

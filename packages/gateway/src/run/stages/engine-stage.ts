@@ -30,7 +30,7 @@ export async function runEngine(
   const steered = turn.attach(engine);
   if (steered.length > 0) ctx.prompt = [ctx.prompt, ...steered].join("\n\n");
   try {
-    await untilSettledOrAbandoned(engine.prompt(ctx.prompt), turn.controller.signal);
+    await untilSettledOrAbandoned(engine.prompt(ctx.prompt, ctx.request.images), turn.controller.signal);
   } finally {
     turn.detach();
     unsubscribe();

@@ -1,0 +1,56 @@
+/**
+ * Server-sent events for the streaming endpoints: `data: <json>` lines (with `event: <type>` for the Responses
+ * API), `data: [DONE]` at the end. Writes are coalesced per event-loop turn (cork/uncork), so a model streaming
+ * many small deltas costs one socket write per turn. `closed` turns true when the client goes away.
+ */
+import type { ServerResponse } from "node:http";
+
+export class SseWriter {
+  private corked = false;
+  private ended = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    headers: Record<string, string> = {},
+  ) {
+    res.writeHead(200, {
+      ...headers,
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
+    res.flushHeaders();
+  }
+
+  /** True once the stream ended or the client disconnected. */
+  get closed(): boolean {
+    return this.ended || this.res.destroyed || this.res.writableEnded;
+  }
+
+  /** One event: `data: <json>`, preceded by `event: <name>` when named. */
+  send(data: unknown, event?: string): void {
+    this.write(`${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** `data: [DONE]` and the end of the response. */
+  done(): void {
+    if (this.closed) return;
+    this.write("data: [DONE]\n\n");
+    this.ended = true;
+    this.res.end();
+  }
+
+  private write(text: string): void {
+    if (this.closed) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+      setImmediate(() => {
+        this.corked = false;
+        this.res.uncork();
+      });
+    }
+    this.res.write(text);
+  }
+}
