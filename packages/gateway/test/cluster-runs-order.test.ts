@@ -58,7 +58,12 @@ describe.skipIf(PG_MISSING)("cluster runs", () => {
           for (let i = 0; i < RUNS; i++) {
             const node = nodes[(s + i) % nodes.length] as ClusterNode;
             const runId = `run-${s}-${i}`;
-            const { created, run } = await node.submit({ runId, sessionKey: key, agentId: "main", message: `${s}.${i}` });
+            const { created, run } = await node.submit({
+              runId,
+              sessionKey: key,
+              agentId: "main",
+              message: `${s}.${i}`,
+            });
             expect(created).toBe(true);
             expect(run.acceptedBy).toBe(node.nodeId);
             ids.push(runId);
@@ -116,7 +121,12 @@ describe.skipIf(PG_MISSING)("cluster runs", () => {
         expect((await nodes[k % 3]?.wait(`key-${k}`, 60_000))?.status).toBe("ok");
       }
       // A retry long after the run ended still gets the recorded run, not a second one.
-      const again = await nodes[1]?.submit({ runId: "key-3", sessionKey: "agent:main:idem3", agentId: "main", message: "x" });
+      const again = await nodes[1]?.submit({
+        runId: "key-3",
+        sessionKey: "agent:main:idem3",
+        agentId: "main",
+        message: "x",
+      });
       expect(again?.created).toBe(false);
       expect(again?.run.status).toBe("ok");
       expect(executions.sort()).toEqual(Array.from({ length: 10 }, (_, k) => `key-${k}`).sort());

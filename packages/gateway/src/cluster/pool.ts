@@ -19,6 +19,8 @@ export interface ClusterPoolOptions {
   max?: number;
   retryForMs?: number;
   log?: (line: string) => void;
+  /** A query with no answer after this long fails (default 15 s; the cluster's statements take milliseconds). */
+  queryTimeoutMs?: number;
   /** Name shown in pg_stat_activity. */
   applicationName?: string;
 }
@@ -37,6 +39,9 @@ export class ClusterPool {
       max: options.max ?? 10,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30_000,
+      // A silent network partition must end a query with an error (then retried), never hang it forever.
+      query_timeout: options.queryTimeoutMs ?? 15_000,
+      keepAlive: true,
       application_name: options.applicationName ?? "tiller-gateway",
     });
     this.pool.on("error", (err) => this.log(`[cluster] idle connection lost: ${err.message}`));

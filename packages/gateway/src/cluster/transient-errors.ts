@@ -30,6 +30,7 @@ const TRANSIENT_MESSAGES = [
   /the database system is (?:starting up|shutting down|in recovery mode)/i,
   /terminating connection due to administrator command/i,
   /not queryable/i,
+  /query read timeout/i,
 ];
 
 export function isTransientPgError(err: unknown): boolean {
