@@ -141,7 +141,7 @@ export async function migrate(
   pool: ClusterPool,
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<MigrationReport> {
-  const client = await pool.connect();
+  const { client, release } = await pool.connect();
   let failed: Error | undefined;
   try {
     await client.query("SELECT pg_advisory_lock($1, $2)", [LOCK_NAMESPACE, LOCK_MIGRATIONS]);
@@ -184,6 +184,6 @@ export async function migrate(
     failed = err as Error;
     throw err;
   } finally {
-    client.release(failed);
+    release(failed);
   }
 }

@@ -25,6 +25,8 @@ export interface ClusterPoolOptions {
   applicationName?: string;
 }
 
+const ignore = (): void => {};
+
 export class ClusterPool {
   private readonly pool: pg.Pool;
   private readonly retryForMs: number;
@@ -71,6 +73,9 @@ export class ClusterPool {
   async tx<T>(fn: (client: Queryable) => Promise<T>): Promise<T> {
     return this.retry(async () => {
       const client = await this.pool.connect();
+      // A checked-out client whose connection dies emits 'error'; unheard, that would crash the process. The
+      // failure also rejects the query in flight (or the next one), which is what the retry acts on.
+      client.on("error", ignore);
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
@@ -82,15 +87,27 @@ export class ClusterPool {
         await client.query("ROLLBACK").catch(() => {});
         throw err;
       } finally {
+        client.off("error", ignore);
         // A connection that failed mid-transaction may be dead: destroy it rather than hand it out again.
         client.release(broken && isTransientPgError(broken) ? broken : undefined);
       }
     });
   }
 
-  /** A dedicated connection (advisory session locks); the caller releases it. Connecting is retried. */
-  async connect(): Promise<pg.PoolClient> {
-    return this.retry(() => this.pool.connect());
+  /**
+   * A dedicated connection (advisory session locks); connecting is retried. The caller must `release` it
+   * through the function returned with it, which also removes the error guard.
+   */
+  async connect(): Promise<{ client: pg.PoolClient; release: (err?: Error) => void }> {
+    const client = await this.retry(() => this.pool.connect());
+    client.on("error", ignore);
+    return {
+      client,
+      release: (err) => {
+        client.off("error", ignore);
+        client.release(err);
+      },
+    };
   }
 
   private async retry<T>(op: () => Promise<T>): Promise<T> {

@@ -28,7 +28,10 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     flow(p);
   };
   const flow = (p: Pair): void => {
-    if (!p.upstream) return connect(p);
+    if (!p.upstream) {
+      connect(p);
+      return;
+    }
     p.client.pipe(p.upstream);
     p.upstream.pipe(p.client);
   };
