@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { ClusterAuthUsage } from "./auth-usage.js";
 import type { PendingEvent } from "./event-log.js";
 import { insertRunEvents } from "./event-log.js";
 import { EventRelay } from "./event-relay.js";
@@ -15,6 +16,7 @@ import { DEFAULT_LEASE, NodeMembership } from "./membership.js";
 import { migrate } from "./migrations.js";
 import { ClusterPool } from "./pool.js";
 import { RunQueue, TERMINAL } from "./run-queue.js";
+import { ClusterSessionIndex } from "./session-index.js";
 import { ClusterTranscripts } from "./transcripts.js";
 import { isTransientPgError, retryDelayMs, sleep } from "./transient-errors.js";
 import type {
@@ -55,6 +57,8 @@ export class ClusterNode {
   readonly pool: ClusterPool;
   readonly queue: RunQueue;
   readonly transcripts: ClusterTranscripts;
+  readonly sessions: ClusterSessionIndex;
+  readonly authUsage: ClusterAuthUsage;
   private readonly listener: ClusterListener;
   private readonly relay: EventRelay;
   private readonly membership: NodeMembership;
@@ -81,6 +85,8 @@ export class ClusterNode {
     this.pool = new ClusterPool({ url: options.url, retryForMs: options.retryForMs, log: this.log });
     this.queue = new RunQueue(this.pool);
     this.transcripts = new ClusterTranscripts(this.pool);
+    this.sessions = new ClusterSessionIndex(this.pool);
+    this.authUsage = new ClusterAuthUsage(this.pool);
     this.listener = new ClusterListener(options.url, this.log);
     const pollMs = options.pollMs ?? 500;
     this.relay = new EventRelay(this.pool, this.listener, pollMs * 2, this.log);
@@ -372,11 +378,7 @@ export class ClusterNode {
 
   /** The transcript says the run was cut, so a reader of the session knows why no reply follows. */
   private async markInterruptedInTranscript(run: ClusterRunRecord): Promise<void> {
-    const { rows } = await this.pool.query<{ session_id: string }>(
-      "SELECT session_id FROM cluster_sessions WHERE key = $1",
-      [run.sessionKey],
-    );
-    const sessionId = rows[0]?.session_id;
+    const sessionId = (await this.sessions.get(run.sessionKey))?.sessionId;
     if (!sessionId) return;
     await this.transcripts.appendChild(sessionId, ({ id, parentId }) => ({
       type: "custom",

@@ -1,4 +1,5 @@
 export * from "./advisory-locks.js";
+export * from "./auth-usage.js";
 export * from "./cluster-node.js";
 export * from "./event-log.js";
 export * from "./event-relay.js";
@@ -8,6 +9,7 @@ export * from "./membership.js";
 export * from "./migrations.js";
 export * from "./pool.js";
 export * from "./run-queue.js";
+export * from "./session-index.js";
 export * from "./transcripts.js";
 export * from "./transient-errors.js";
 export * from "./types.js";
