@@ -71,7 +71,8 @@ describe.skipIf(PG_MISSING)("cluster event relay", () => {
         expect(events[0]).toMatchObject({ stream: "lifecycle", data: { phase: "start" } });
         expect(events.at(-1)).toMatchObject({ stream: "lifecycle", data: { phase: "end", status: "ok" } });
         const last = events.at(-2)?.data as { text: string };
-        expect(last.text.length).toBe((ends.find((e) => e?.runId === id)?.result as { length: number }).length);
+        const result = ends.find((e) => e?.runId === id)?.result as { length: number } | undefined;
+        expect(last.text.length).toBe(result?.length);
         expect(last.text.length).toBeGreaterThan(8000);
       }
       // A late subscriber replays a session's history from cursor 0, both runs in order.
