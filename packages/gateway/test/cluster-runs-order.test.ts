@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClusterNode, type ClusterRunExecutor, type ClusterRunRecord } from "../src/cluster/index.js";
+import { until } from "./helpers/cluster.js";
 import { PG_MISSING, startPostgres, type TestPostgres } from "./helpers/postgres.js";
 
 interface Trace {
@@ -134,6 +135,40 @@ describe.skipIf(PG_MISSING)("cluster runs", () => {
       expect(sessionRuns).toHaveLength(1);
     } finally {
       await Promise.all(nodes.map((n) => n.close()));
+    }
+  }, 120_000);
+
+  it("steering sent to one node reaches the run executing on another, in order", async () => {
+    const url = await pg.createDatabase();
+    const worker = await ClusterNode.start({
+      url,
+      nodeId: "steer-worker",
+      executor: (_run, ctx) =>
+        new Promise((resolve) => {
+          const got: string[] = [];
+          ctx.onSteer((m) => {
+            got.push(m);
+            if (m === "stop now") resolve({ status: "ok", summary: "steered", result: { got } });
+          });
+          ctx.emit("lifecycle", { phase: "waiting" });
+        }),
+    });
+    const front = await ClusterNode.start({ url, nodeId: "steer-front" });
+    try {
+      expect(await front.steer("nope", "x")).toBe(false); // unknown run: nothing stored
+      await front.submit({ runId: "steered", sessionKey: "agent:main:st", agentId: "main", message: "go" });
+      const running = await until("the run to start", async () => {
+        const r = await front.get("steered");
+        return r?.status === "running" ? r : undefined;
+      });
+      expect(running.nodeId).toBe("steer-worker");
+      for (const m of ["first", "second", "stop now"]) expect(await front.steer("steered", m)).toBe(true);
+      const end = await front.wait("steered", 60_000);
+      expect(end?.result).toEqual({ got: ["first", "second", "stop now"] });
+      // Once it has ended, a steer is refused (the caller sends it as a follow-up run instead).
+      expect(await front.steer("steered", "late")).toBe(false);
+    } finally {
+      await Promise.all([worker.close({ abortRuns: true }), front.close()]);
     }
   }, 120_000);
 

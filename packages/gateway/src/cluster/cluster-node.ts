@@ -45,6 +45,10 @@ interface LocalRun {
   flushTimer: NodeJS.Timeout | undefined;
   flushing: Promise<void>;
   done: Promise<void>;
+  /** Last steering input seen, and the receiver (messages wait in `pendingSteers` until it registers). */
+  inputCursor: number;
+  steer: ((message: string) => void) | undefined;
+  pendingSteers: string[];
 }
 
 interface Waiter {
@@ -73,6 +77,8 @@ export class ClusterNode {
   private pumping = false;
   private pumpAgain = false;
   private reaping = false;
+  private checkingControl = false;
+  private controlAgain = false;
   private closing = false;
 
   private constructor(private readonly options: ClusterNodeOptions) {
@@ -135,7 +141,7 @@ export class ClusterNode {
       for (const w of this.waiters.get(hash) ?? []) void this.checkWaiter(hash, w);
     });
     this.listener.on(CHANNEL_CONTROL, (hash) => {
-      for (const l of this.local.values()) if (keyHash(l.run.runId) === hash) void this.checkAborts();
+      for (const l of this.local.values()) if (keyHash(l.run.runId) === hash) void this.checkControl();
     });
     this.listener.onReconnect(() => {
       this.schedulePump();
@@ -147,7 +153,7 @@ export class ClusterNode {
     this.every(pollMs, () => {
       this.schedulePump();
       this.checkAllWaiters();
-      void this.checkAborts();
+      void this.checkControl();
     });
     this.every(this.timing.reapIntervalMs, () => void this.reap());
     this.schedulePump();
@@ -225,6 +231,14 @@ export class ClusterNode {
     for (const [hash, set] of this.waiters) for (const w of set) void this.checkWaiter(hash, w);
   }
 
+  /**
+   * Steers a running run from any node; false when it is not running (send the message as a new run then,
+   * which queues behind the session's runs: a follow-up).
+   */
+  steer(runId: string, message: string): Promise<boolean> {
+    return this.queue.steer(runId, message, this.nodeId);
+  }
+
   /** Aborts a run from any node (queued: ended at once; running: its node aborts it). */
   abort(runId: string): Promise<ClusterRunRecord | undefined> {
     return this.queue.requestAbort(runId);
@@ -285,6 +299,13 @@ export class ClusterNode {
       flushTimer: undefined,
       flushing: Promise.resolve(),
       done: Promise.resolve(),
+      inputCursor: 0,
+      steer: undefined,
+      pendingSteers: [],
+    };
+    const onSteer = (listener: (message: string) => void): void => {
+      l.steer = listener;
+      for (const m of l.pendingSteers.splice(0)) listener(m);
     };
     this.local.set(run.runId, l);
     const emit = (stream: string, data: unknown): void => {
@@ -298,7 +319,7 @@ export class ClusterNode {
       emit("lifecycle", { phase: "start", startedAt: run.startedAt });
       let outcome: ClusterRunOutcome;
       try {
-        outcome = await executor(run, { signal: controller.signal, emit, nodeId: this.nodeId });
+        outcome = await executor(run, { signal: controller.signal, emit, onSteer, nodeId: this.nodeId });
       } catch (err) {
         outcome = controller.signal.aborted
           ? {
@@ -345,14 +366,33 @@ export class ClusterNode {
     });
   }
 
-  private async checkAborts(): Promise<void> {
+  /** Aborts and steering messages for the runs executing here (woken by NOTIFY, and polled). */
+  private async checkControl(): Promise<void> {
     if (this.local.size === 0) return;
+    if (this.checkingControl) {
+      this.controlAgain = true; // a wake-up during a check: look once more after it
+      return;
+    }
+    this.checkingControl = true;
+    this.controlAgain = false;
     try {
-      for (const id of await this.queue.abortsRequested([...this.local.keys()])) {
+      const ids = [...this.local.keys()];
+      for (const id of await this.queue.abortsRequested(ids)) {
         this.local.get(id)?.controller.abort(new Error("aborted"));
+      }
+      const from = Math.min(...[...this.local.values()].map((l) => l.inputCursor));
+      for (const input of await this.queue.inputs(ids, from)) {
+        const l = this.local.get(input.runId);
+        if (!l || input.id <= l.inputCursor) continue;
+        l.inputCursor = input.id;
+        if (l.steer) l.steer(input.message);
+        else l.pendingSteers.push(input.message);
       }
     } catch {
       // the next poll tries again
+    } finally {
+      this.checkingControl = false;
+      if (this.controlAgain) void this.checkControl();
     }
   }
 

@@ -123,6 +123,21 @@ CREATE TABLE cluster_pending_approvals (
 CREATE INDEX cluster_pending_approvals_session ON cluster_pending_approvals (session_key) WHERE status = 'pending';
 `,
   },
+  {
+    version: 3,
+    name: "steering inputs for running runs",
+    sql: `
+CREATE TABLE cluster_run_inputs (
+  id bigserial PRIMARY KEY,
+  run_id text NOT NULL REFERENCES cluster_runs (run_id) ON DELETE CASCADE,
+  kind text NOT NULL CHECK (kind IN ('steer')),
+  message text NOT NULL,
+  created_at bigint NOT NULL,
+  by_node text NOT NULL
+);
+CREATE INDEX cluster_run_inputs_run ON cluster_run_inputs (run_id, id);
+`,
+  },
 ];
 
 export interface MigrationReport {

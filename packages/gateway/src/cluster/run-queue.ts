@@ -268,6 +268,39 @@ export class RunQueue {
     });
   }
 
+  /**
+   * Queues a steering message for a running run, for its node to inject at the next boundary. Returns false
+   * (nothing stored) when the run is not running: the caller then submits the message as a follow-up run.
+   */
+  async steer(runId: string, message: string, byNode: string, now = Date.now()): Promise<boolean> {
+    return this.pool.tx(async (db) => {
+      const { rows } = await db.query<{ status: string }>(
+        "SELECT status FROM cluster_runs WHERE run_id = $1 FOR SHARE",
+        [runId],
+      );
+      if (rows[0]?.status !== "running") return false;
+      await db.query(
+        "INSERT INTO cluster_run_inputs (run_id, kind, message, created_at, by_node) VALUES ($1, 'steer', $2, $3, $4)",
+        [runId, message, now, byNode],
+      );
+      await db.query("SELECT pg_notify($1, md5($2))", [CHANNEL_CONTROL, runId]);
+      return true;
+    });
+  }
+
+  /** Steering messages of these runs after `afterId`, in commit order. */
+  async inputs(
+    runIds: readonly string[],
+    afterId: number,
+  ): Promise<Array<{ id: number; runId: string; message: string }>> {
+    if (runIds.length === 0) return [];
+    const { rows } = await this.pool.query<{ id: string; run_id: string; message: string }>(
+      "SELECT id, run_id, message FROM cluster_run_inputs WHERE run_id = ANY($1::text[]) AND id > $2 ORDER BY id",
+      [runIds, afterId],
+    );
+    return rows.map((r) => ({ id: Number(r.id), runId: r.run_id, message: r.message }));
+  }
+
   /** Which of these running runs have an abort requested. */
   async abortsRequested(runIds: readonly string[]): Promise<string[]> {
     if (runIds.length === 0) return [];

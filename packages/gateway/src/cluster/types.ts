@@ -66,6 +66,11 @@ export interface ClusterRunContext {
   readonly signal: AbortSignal;
   /** Queues one event of the run (seq is assigned here, gap-free); written in batches, in order. */
   emit(stream: string, data: unknown): void;
+  /**
+   * Registers the receiver of steering messages sent to this run from any node (`steer`), in the order they
+   * were committed; messages that arrived before registration are delivered at once.
+   */
+  onSteer(listener: (message: string) => void): void;
   readonly nodeId: string;
 }
 
