@@ -13,3 +13,4 @@ export * from "./session-index.js";
 export * from "./transcripts.js";
 export * from "./transient-errors.js";
 export * from "./types.js";
+export * from "./cluster-url.js";
