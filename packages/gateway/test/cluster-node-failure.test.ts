@@ -142,6 +142,7 @@ describe.skipIf(PG_MISSING)("cluster node failures", () => {
     const lease = { leaseMs: 2000, heartbeatMs: 400, reapGraceMs: 500, reapIntervalMs: 300 };
     const executedOnP: string[] = [];
     let abortedOnP = false;
+    let abortedAt = 0;
     const p = await ClusterNode.start({
       url: proxiedUrl,
       nodeId: "p",
@@ -151,6 +152,7 @@ describe.skipIf(PG_MISSING)("cluster node failures", () => {
           executedOnP.push(run.runId);
           ctx.signal.addEventListener("abort", () => {
             abortedOnP = true;
+            abortedAt = Date.now();
             resolve({ status: "ok", summary: "finished anyway" });
           });
         }),
@@ -165,6 +167,9 @@ describe.skipIf(PG_MISSING)("cluster node failures", () => {
       await until("p to abort its run on losing the lease", () => abortedOnP || undefined, 20_000);
       const r1 = await q.wait("r1", 30_000);
       expect(r1?.status).toBe("interrupted");
+      // The cut-off node stopped its run before the cluster took the session away from it.
+      expect(abortedAt).toBeGreaterThan(0);
+      expect(abortedAt).toBeLessThanOrEqual(r1?.endedAt ?? 0);
       await q.submit({ runId: "r2", sessionKey: "agent:main:s", agentId: "main", message: "two" });
       const r2 = await q.wait("r2", 30_000);
       expect(r2).toMatchObject({ status: "ok", nodeId: "q" });

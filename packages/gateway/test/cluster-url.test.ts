@@ -19,7 +19,9 @@ describe("cluster URL", () => {
     expect(() => resolveClusterUrl({ gateway: { cluster: { postgres: 5 } } }, {})).toThrow(
       "tiller.json: gateway.cluster.postgres: expected a postgres:// URL, got 5",
     );
-    expect(() => resolveClusterUrl({ gateway: { cluster: "x" } }, {})).toThrow("tiller.json: gateway.cluster: expected an object");
+    expect(() => resolveClusterUrl({ gateway: { cluster: "x" } }, {})).toThrow(
+      "tiller.json: gateway.cluster: expected an object",
+    );
     expect(() => resolveClusterUrl({}, { TILLER_CLUSTER_URL: "mysql://u:secret@h/db" })).toThrow(
       "TILLER_CLUSTER_URL: expected a postgres:// or postgresql:// URL, got mysql://…",
     );

@@ -12,7 +12,8 @@ export function resolveClusterUrl(config: unknown, env: NodeJS.ProcessEnv = proc
   const gateway = isObject(config) ? config.gateway : undefined;
   const cluster = isObject(gateway) ? gateway.cluster : undefined;
   if (cluster === undefined || cluster === null) return undefined;
-  if (!isObject(cluster)) throw new Error(`tiller.json: gateway.cluster: expected an object, got ${JSON.stringify(cluster)}`);
+  if (!isObject(cluster))
+    throw new Error(`tiller.json: gateway.cluster: expected an object, got ${JSON.stringify(cluster)}`);
   const url = cluster.postgres;
   if (url === undefined || url === null || url === "") return undefined;
   if (typeof url !== "string") {

@@ -1,6 +1,7 @@
 export * from "./advisory-locks.js";
 export * from "./auth-usage.js";
 export * from "./cluster-node.js";
+export * from "./cluster-url.js";
 export * from "./event-log.js";
 export * from "./event-relay.js";
 export * from "./hash.js";
@@ -13,4 +14,3 @@ export * from "./session-index.js";
 export * from "./transcripts.js";
 export * from "./transient-errors.js";
 export * from "./types.js";
-export * from "./cluster-url.js";

@@ -69,7 +69,11 @@ export class NodeMembership {
 
   private schedule(): void {
     if (this.stopped || this.timer) return;
-    this.timer = setInterval(() => void this.beat(), this.timing.heartbeatMs);
+    this.timer = setInterval(() => {
+      // The lease check runs on every tick by itself: a renewal stuck connecting must not delay the fencing.
+      void this.epoch;
+      void this.beat();
+    }, this.timing.heartbeatMs);
     this.timer.unref();
   }
 
@@ -89,6 +93,7 @@ export class NodeMembership {
         `UPDATE cluster_nodes SET heartbeat_at = now(), lease_until = now() + $3 * interval '1 millisecond'
          WHERE node_id = $1 AND epoch = $2 AND lease_until > now()`,
         [this.nodeId, this.currentEpoch, this.timing.leaseMs],
+        this.timing.heartbeatMs * 2,
       );
       if (rowCount === 1) this.renewedSentAt = sentAt;
       else this.fence("the cluster declared this node dead (its lease expired)");

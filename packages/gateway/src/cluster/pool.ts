@@ -61,12 +61,16 @@ export class ClusterPool {
     return this.retry(() => this.pool.query<R>(text, values));
   }
 
-  /** One statement, not retried (heartbeats: a late success is worth less than knowing it failed). */
+  /**
+   * One statement, not retried, failing after `timeoutMs` without an answer (heartbeats: a late success is
+   * worth less than knowing it failed, and a stalled one must not hold up the next).
+   */
   async queryOnce<R extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string,
-    values?: unknown[],
+    values: unknown[],
+    timeoutMs: number,
   ): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>(text, values);
+    return this.pool.query<R>({ text, values, query_timeout: timeoutMs } as pg.QueryConfig);
   }
 
   /** `fn` inside BEGIN … COMMIT on one connection; rolled back on error, retried whole on transient errors. */
