@@ -29,10 +29,23 @@ export interface ChildNode {
 }
 
 /** Starts a cluster node in its own process (see cluster-node-child.ts). */
-export function spawnClusterNode(url: string, nodeId: string, leaseMs?: number): ChildNode {
+export function spawnClusterNode(
+  url: string,
+  nodeId: string,
+  opts: { leaseMs?: number; mode?: "hold" | "quick" } = {},
+): ChildNode {
   const proc = spawn(
     process.execPath,
-    ["--conditions=tiller-source", "--import", "tsx", CHILD, url, nodeId, ...(leaseMs ? [String(leaseMs)] : [])],
+    [
+      "--conditions=tiller-source",
+      "--import",
+      "tsx",
+      CHILD,
+      url,
+      nodeId,
+      String(opts.leaseMs ?? "-"),
+      opts.mode ?? "hold",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const lines: string[] = [];
