@@ -87,4 +87,41 @@ describe.skipIf(PG_MISSING)("cluster event relay", () => {
       await Promise.all([a.close(), b.close(), c.close()]);
     }
   }, 180_000);
+
+  it("events of ended runs are pruned after the retention time; live runs keep theirs", async () => {
+    const url = await pg.createDatabase();
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const node = await ClusterNode.start({
+      url,
+      nodeId: "prune",
+      eventRetention: { keepMs: 0, everyMs: 100 },
+      executor: async (run, ctx) => {
+        ctx.emit("assistant", { delta: run.runId });
+        if (run.runId === "live") await held;
+        return { status: "ok", summary: "done" };
+      },
+    });
+    const count = async (runId: string): Promise<number> => {
+      const { rows } = await node.pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM cluster_run_events WHERE run_id = $1",
+        [runId],
+      );
+      return Number(rows[0]?.n);
+    };
+    try {
+      await node.submit({ runId: "done", sessionKey: "agent:main:p1", agentId: "main", message: "x" });
+      await node.submit({ runId: "live", sessionKey: "agent:main:p2", agentId: "main", message: "x" });
+      expect((await node.wait("done", 60_000))?.status).toBe("ok");
+      await until("the live run's events to be written", async () => ((await count("live")) >= 2 ? true : undefined));
+      await until("the ended run's events to be pruned", async () => ((await count("done")) === 0 ? true : undefined));
+      expect(await count("live")).toBeGreaterThanOrEqual(2);
+      expect((await node.get("done"))?.status).toBe("ok"); // the ledger stays
+    } finally {
+      release();
+      await node.close();
+    }
+  }, 120_000);
 });

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { ClusterAuthUsage } from "./auth-usage.js";
 import type { PendingEvent } from "./event-log.js";
-import { insertRunEvents } from "./event-log.js";
+import { insertRunEvents, pruneRunEvents } from "./event-log.js";
 import { EventRelay } from "./event-relay.js";
 import { keyHash } from "./hash.js";
 import { CHANNEL_CONTROL, CHANNEL_ENDED, CHANNEL_QUEUED, ClusterListener } from "./listener.js";
@@ -156,6 +156,10 @@ export class ClusterNode {
       void this.checkControl();
     });
     this.every(this.timing.reapIntervalMs, () => void this.reap());
+    const keepMs = this.options.eventRetention?.keepMs ?? 3_600_000;
+    this.every(this.options.eventRetention?.everyMs ?? 60_000, () => {
+      pruneRunEvents(this.pool, Date.now() - keepMs).catch(() => {}); // the next round tries again
+    });
     this.schedulePump();
   }
 

@@ -127,6 +127,11 @@ export interface ClusterNodeOptions {
   pollMs?: number;
   /** How long a database call keeps retrying transient errors before it fails (default 30 s). */
   retryForMs?: number;
+  /**
+   * Events of runs that ended more than `keepMs` ago (default 1 h) are deleted, checked every `everyMs`
+   * (default 60 s), so the events table holds recent and live runs only; the ledger and transcripts stay.
+   */
+  eventRetention?: { keepMs?: number; everyMs?: number };
   /** Executes claimed runs; a node without one only accepts, serves reads and relays events. */
   executor?: ClusterRunExecutor;
   log?: (line: string) => void;
