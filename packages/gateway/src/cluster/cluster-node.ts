@@ -54,6 +54,8 @@ interface LocalRun {
 interface Waiter {
   runId: string;
   resolve: (run: ClusterRunRecord) => void;
+  /** Ends the wait now with the run's current state (timeout, close). */
+  giveUp: () => Promise<void>;
 }
 
 export class ClusterNode {
@@ -75,6 +77,8 @@ export class ClusterNode {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly timers: NodeJS.Timeout[] = [];
   private pumping = false;
+  /** The claim in flight: close waits for it, so runs it claims are executed, not stranded. */
+  private pumpDone: Promise<void> = Promise.resolve();
   private pumpAgain = false;
   private reaping = false;
   private checkingControl = false;
@@ -206,11 +210,13 @@ export class ClusterNode {
           this.dropWaiter(hash, waiter);
           resolve(run);
         },
+        giveUp: async () => {
+          clearTimeout(timer);
+          this.dropWaiter(hash, waiter);
+          resolve(await this.queue.get(runId).catch(() => now));
+        },
       };
-      const timer = setTimeout(() => {
-        this.dropWaiter(hash, waiter);
-        this.queue.get(runId).then(resolve, () => resolve(now));
-      }, timeoutMs);
+      const timer = setTimeout(() => void waiter.giveUp(), timeoutMs);
       set.add(waiter);
       void this.checkWaiter(hash, waiter); // it may have ended between the read and the registration
     });
@@ -264,7 +270,7 @@ export class ClusterNode {
       return;
     }
     this.pumping = true;
-    void this.pump().finally(() => {
+    this.pumpDone = this.pump().finally(() => {
       this.pumping = false;
       if (this.pumpAgain) {
         this.pumpAgain = false;
@@ -441,10 +447,11 @@ export class ClusterNode {
   async close(opts: { abortRuns?: boolean } = {}): Promise<void> {
     this.closing = true;
     for (const t of this.timers) clearInterval(t);
+    await this.pumpDone;
     if (opts.abortRuns) for (const l of this.local.values()) l.controller.abort(new Error("gateway is shutting down"));
     await Promise.all([...this.local.values()].map((l) => l.done));
     this.relay.close();
-    for (const set of this.waiters.values()) for (const w of set) void this.checkWaiter("", w);
+    await Promise.all([...this.waiters.values()].flatMap((set) => [...set].map((w) => w.giveUp())));
     await this.membership.leave().catch(() => {});
     await this.listener.close();
     await this.pool.close();

@@ -33,6 +33,7 @@ export const PG_BIN = findBinDir();
 export const PG_MISSING = PG_BIN
   ? undefined
   : "PostgreSQL server binaries (initdb, pg_ctl) not found: install Debian's `postgresql` or set PG_BIN";
+if (PG_MISSING) console.warn(`[cluster tests skipped] ${PG_MISSING}`);
 
 /** A free loopback TCP port (the OS picks one; PostgreSQL binds it a moment later). */
 export async function freePort(): Promise<number> {
@@ -114,7 +115,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   const data = join(dir, "data");
   const record = { dir, data, as };
   live.add(record);
-  const port = await freePort();
+  let port = await freePort();
   try {
     await run(
       "initdb",
@@ -127,19 +128,33 @@ export async function startPostgres(): Promise<TestPostgres> {
     throw err;
   }
   // fsync off: a throw-away server, and the tests run on a loaded machine.
-  const opts = [
-    `-p ${port}`,
-    `-k ${dir}`,
-    "-c listen_addresses=127.0.0.1",
-    "-c fsync=off",
-    "-c synchronous_commit=off",
-    "-c full_page_writes=off",
-    "-c max_connections=200",
-  ].join(" ");
+  const opts = () =>
+    [
+      `-p ${port}`,
+      `-k ${dir}`,
+      "-c listen_addresses=127.0.0.1",
+      "-c fsync=off",
+      "-c synchronous_commit=off",
+      "-c full_page_writes=off",
+      "-c max_connections=200",
+    ].join(" ");
   const start = () =>
-    run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", opts, "start"], as);
+    run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", opts(), "start"], as);
   const stopServer = (mode: string) => run("pg_ctl", ["-D", data, "-m", mode, "-w", "-t", "60", "stop"], as);
-  await start();
+  // Another process may take the free port between our probe and PostgreSQL's bind: try a few ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (err) {
+      if (attempt >= 3) {
+        live.delete(record);
+        rmSync(dir, { recursive: true, force: true });
+        throw err;
+      }
+      port = await freePort();
+    }
+  }
   const adminUrl = `postgres://tiller@127.0.0.1:${port}/postgres`;
   let counter = 0;
   let stopped = false;
