@@ -342,7 +342,7 @@ export class ClusterNode {
       if (l.flushTimer) clearTimeout(l.flushTimer);
       l.flushTimer = undefined;
       await l.flushing;
-      const phase = outcome.status === "ok" ? "end" : outcome.status === "error" ? "error" : "end";
+      const phase = outcome.status === "error" ? "error" : "end";
       emit("lifecycle", { phase, status: outcome.status, ...(outcome.status === "aborted" ? { aborted: true } : {}) });
       if (l.flushTimer) clearTimeout(l.flushTimer);
       const last = l.buffer.splice(0);

@@ -26,15 +26,19 @@ export async function insertRunEvents(
   events: readonly PendingEvent[],
 ): Promise<boolean> {
   if (events.length === 0) return true;
-  const { rowCount } = await db.query(
+  // ON CONFLICT: a batch retried after a lost COMMIT reply is already there, which is not a fencing.
+  const { rows } = await db.query<{ owned: number; inserted: number }>(
     `WITH owner AS (
        SELECT 1 FROM cluster_runs
        WHERE run_id = $1 AND status = 'running' AND node_id = $2 AND node_epoch = $3 FOR SHARE
+     ), ins AS (
+       INSERT INTO cluster_run_events (run_id, session_key, seq, stream, ts, data)
+       SELECT $1, $4, e.seq, e.stream, e.ts, e.data
+       FROM unnest($5::int[], $6::text[], $7::bigint[], $8::jsonb[]) AS e(seq, stream, ts, data)
+       WHERE EXISTS (SELECT 1 FROM owner)
+       ON CONFLICT (run_id, seq) DO NOTHING RETURNING 1
      )
-     INSERT INTO cluster_run_events (run_id, session_key, seq, stream, ts, data)
-     SELECT $1, $4, e.seq, e.stream, e.ts, e.data
-     FROM unnest($5::int[], $6::text[], $7::bigint[], $8::jsonb[]) AS e(seq, stream, ts, data)
-     WHERE EXISTS (SELECT 1 FROM owner)`,
+     SELECT (SELECT count(*) FROM owner)::int AS owned, (SELECT count(*) FROM ins)::int AS inserted`,
     [
       runId,
       writer.nodeId,
@@ -46,8 +50,9 @@ export async function insertRunEvents(
       events.map((e) => JSON.stringify(e.data ?? null)),
     ],
   );
-  if (rowCount === 0) return false;
-  await notifySession(db, sessionKey);
+  const r = rows[0];
+  if (!r || r.owned === 0) return false;
+  if (r.inserted > 0) await notifySession(db, sessionKey);
   return true;
 }
 
