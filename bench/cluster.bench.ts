@@ -25,6 +25,8 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** Where the time goes (cluster rows): median ms of accept (submit → ack), queue (ack → claimed), run (claimed → end recorded), and commits per run. */
+  phases?: { accept: number; queue: number; run: number; commitsPerRun: number };
 }
 
 const pct = (xs: number[], p: number): number => {
@@ -86,14 +88,39 @@ async function cluster(url: string, n: number): Promise<Row> {
       ClusterNode.start({ url, nodeId: `bench-${n}-${k}`, executor, maxLocalRuns: 4 }),
     ),
   );
+  const commits = async (): Promise<number> => {
+    const { rows } = await (nodes[0] as ClusterNode).pool.query<{ n: string }>(
+      "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()",
+    );
+    return Number(rows[0]?.n);
+  };
+  const accept: number[] = [];
+  const queue: number[] = [];
+  const run: number[] = [];
   try {
-    return await drive(`cluster, ${n} node${n > 1 ? "s" : ""} (PostgreSQL)`, async (i) => {
+    const before = await commits();
+    const row = await drive(`cluster, ${n} node${n > 1 ? "s" : ""} (PostgreSQL)`, async (i) => {
       const node = nodes[i % n] as ClusterNode;
       const runId = `pg${n}-${i}`;
-      await node.submit({ runId, sessionKey: `agent:main:b${i % SESSIONS}`, agentId: "main", message: "m" });
+      const t = Date.now();
+      const sub = await node.submit({
+        runId,
+        sessionKey: `agent:main:b${i % SESSIONS}`,
+        agentId: "main",
+        message: "m",
+      });
+      accept.push(Date.now() - t);
       const end = await (nodes[(i + 1) % n] as ClusterNode).wait(runId, 120_000);
+      if (end?.startedAt && end.endedAt) {
+        queue.push(end.startedAt - sub.run.acceptedAt);
+        run.push(end.endedAt - end.startedAt);
+      }
       return end?.status === "ok";
     });
+    // Backends report their counters in batches: give them a moment (the bench's own reads are included).
+    await new Promise((r) => setTimeout(r, 1500));
+    const commitsPerRun = ((await commits()) - before) / RUNS;
+    return { ...row, phases: { accept: pct(accept, 50), queue: pct(queue, 50), run: pct(run, 50), commitsPerRun } };
   } finally {
     await Promise.all(nodes.map((x) => x.close()));
   }
@@ -109,11 +136,16 @@ try {
   for (const n of [1, 2, 3]) rows.push(await cluster(await pg.createDatabase(), n));
   const base = rows[0] as Row;
   console.log(`${RUNS} runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight, main cap 4`);
-  console.log("| path | runs/s | p50 ms | p99 ms | ms/run | vs SQLite | errors |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|");
+  console.log(
+    "| path | runs/s | p50 ms | p99 ms | ms/run | vs SQLite | errors | accept / queue / run p50 ms | commits/run |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|---:|");
   for (const r of rows) {
+    const ph = r.phases
+      ? `${r.phases.accept} / ${r.phases.queue} / ${r.phases.run} | ${r.phases.commitsPerRun.toFixed(1)}`
+      : "— | —";
     console.log(
-      `| ${r.name} | ${r.runsPerSec.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(1000 / r.runsPerSec).toFixed(2)} | ${(base.runsPerSec / r.runsPerSec).toFixed(1)}x slower | ${r.errors} |`,
+      `| ${r.name} | ${r.runsPerSec.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(1000 / r.runsPerSec).toFixed(2)} | ${(base.runsPerSec / r.runsPerSec).toFixed(1)}x slower | ${r.errors} | ${ph} |`,
     );
   }
 } finally {
