@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { BILLING_MAX_MS, billingDisableMs, cooldownMs, FAILURE_WINDOW_MS } from "./cooldown-policy.js";
+import { usageAfterFailure } from "./cooldown-policy.js";
 import type { AuthProfile, AuthProfileFile, ProfileFailureReason, ProfileOrderOptions, ProfileUsage } from "./types.js";
 
 /** Sticky choices kept in the file; older sessions fall back to least-recently-used order. */
@@ -187,25 +187,8 @@ export class AuthProfileStore {
    * time it becomes usable again.
    */
   markFailure(id: string, reason: ProfileFailureReason, retryAfterMs?: number): number {
-    const now = this.clock();
-    const prev = this.usage(id);
-    const stale = prev.lastFailureAt !== undefined && now - prev.lastFailureAt > FAILURE_WINDOW_MS;
-    const u: ProfileUsage = stale ? { ...prev, errorCount: 0, billingFailures: 0 } : { ...prev };
-    u.lastFailureAt = now;
-    let until: number;
-    if (reason === "billing") {
-      u.billingFailures += 1;
-      until = now + billingDisableMs(u.billingFailures);
-      u.disabledUntil = until;
-      u.disabledReason = reason;
-    } else {
-      u.errorCount += 1;
-      // A provider that names its wait (Retry-After) is believed when it asks for longer than the ladder.
-      until = now + Math.max(cooldownMs(u.errorCount), Math.min(retryAfterMs ?? 0, BILLING_MAX_MS));
-      u.cooldownUntil = until;
-      u.cooldownReason = reason;
-    }
-    this.data.usage[id] = u;
+    const { usage, until } = usageAfterFailure(this.usage(id), reason, this.clock(), retryAfterMs);
+    this.data.usage[id] = usage;
     this.save();
     return until;
   }
