@@ -147,7 +147,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
 export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   AgentSession:
     "32 of pi's members are not there yet (scoped models, user bash, extension binding, HTML export, retry toggles)",
-  SessionManager: "setSessionFile and the internal _persist",
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
   SettingsManager: "pi's getters and setters of terminal-UI settings (theme, images, editor, changelog, …)",

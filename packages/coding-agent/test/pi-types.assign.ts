@@ -7,13 +7,16 @@
  * - `input`: values a program builds and hands to Tiller (options, entries, settings): pi's type → Tiller's.
  * - `output`: values Tiller hands back (results, tree nodes, events): Tiller's type → pi's, so code reading them
  *   as pi's type keeps compiling.
- * - `classes`: a Tiller instance has every public member of pi's class (pending ones: `PENDING_PI_CLASSES`).
+ * - `classes`: a Tiller instance has every public member of pi's class (pending ones: `PENDING_PI_CLASSES`);
+ *   pi's `_`-prefixed members (`SessionManager._persist`) are internal and not part of the check.
  */
 import type * as Pi from "@mariozechner/pi-coding-agent";
 import type * as T from "@tiller/coding-agent";
 
 /** The public instance surface of a class (private members make classes nominal). */
 type PublicOf<C> = { [K in keyof C]: C[K] };
+/** pi's public surface without its `_`-prefixed members (public in TypeScript, internal by pi's convention). */
+type PiApiOf<C> = { [K in keyof C as K extends `_${string}` ? never : K]: C[K] };
 
 export const input = {
   AgentSessionEvent: (x: Pi.AgentSessionEvent): T.AgentSessionEvent => x,
@@ -133,4 +136,5 @@ export const classes = {
   InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<Pi.InMemoryAuthStorageBackend> => x,
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
   RpcClient: (x: T.RpcClient): PublicOf<Pi.RpcClient> => x,
+  SessionManager: (x: T.SessionManager): PiApiOf<Pi.SessionManager> => x,
 };
