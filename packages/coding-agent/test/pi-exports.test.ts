@@ -107,7 +107,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   MainOptions: "extensionFactories take pi's ExtensionAPI",
   MessageRenderOptions: "terminal UI: comes with the TUI issue",
   MessageRenderer: "terminal UI: comes with the TUI issue",
-  ModelCycleResult: "not in Tiller yet: part of pi's larger extension/tool API",
   ProviderConfig: "models.json provider config of Tiller's own shape",
   ProviderModelConfig: "not in Tiller yet: part of pi's larger extension/tool API",
   ReadOperations: "Tiller's read backend also needs stat",
@@ -146,7 +145,7 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
 /** pi classes whose instances Tiller's do not yet match member for member, and why. */
 export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   AgentSession:
-    "32 of pi's members are not there yet (scoped models, user bash, extension binding, HTML export, retry toggles)",
+    "19 of pi's members are not there yet (user bash, extension binding and reload, tool registry, custom messages, HTML export); setModel and steer return no promise",
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
   SettingsManager: "pi's getters and setters of terminal-UI settings (theme, images, editor, changelog, …)",

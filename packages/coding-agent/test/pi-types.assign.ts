@@ -114,6 +114,7 @@ export const input = {
   RpcEventListener: (x: Pi.RpcEventListener): T.RpcEventListener => x,
   RpcResponse: (x: Pi.RpcResponse): T.RpcResponse => x,
   VisualTruncateResult: (x: Pi.VisualTruncateResult): T.VisualTruncateResult => x,
+  ModelCycleResult: (x: Pi.ModelCycleResult): T.ModelCycleResult => x,
 };
 
 export const output = {

@@ -235,10 +235,15 @@ export class AgentSessionCore {
   }
 
   setModel(model: Model): void {
+    this.switchModel(model, this.thinkingLevel);
+  }
+
+  /** Moves to `model` with `level` (clamped to it); the thinking level is recorded only when it changes. */
+  protected switchModel(model: Model, level: ThinkingLevel): void {
     this.agent.setModel(model);
     this.sessionManager.appendModelChange(model.provider, model.id);
     void this.emit({ type: "model_changed", model });
-    const clamped = clampThinkingLevel(model, this.thinkingLevel) as ThinkingLevel;
+    const clamped = clampThinkingLevel(model, level) as ThinkingLevel;
     if (clamped !== this.thinkingLevel) this.setThinkingLevel(clamped);
   }
 

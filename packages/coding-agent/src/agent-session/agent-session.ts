@@ -4,13 +4,19 @@
  * larger behaviour lives in its own file.
  */
 
-import type { AgentState, QueueMode } from "@tiller/agent";
+import type { AgentState, QueueMode, ThinkingLevel } from "@tiller/agent";
+import { getSupportedThinkingLevels } from "@tiller/ai";
 import { AgentSessionCore } from "./agent-session-core.js";
-import { lastAssistantText } from "./user-input.js";
+import { type ModelCycleResult, nextCandidate, type ScopedModel } from "./model-cycling.js";
+import { exportBranchToJsonl } from "./session-export.js";
+import { lastAssistantText, textOf } from "./user-input.js";
 
 export type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
+export type { ModelCycleResult, ScopedModel } from "./model-cycling.js";
 
 export class AgentSession extends AgentSessionCore {
+  private scoped: ScopedModel[] = [];
+
   get state(): AgentState {
     return this.agent.state;
   }
@@ -51,5 +57,89 @@ export class AgentSession extends AgentSessionCore {
   /** Text of the newest assistant message, or undefined when there is none (or it has no text). */
   getLastAssistantText(): string | undefined {
     return lastAssistantText(this.agent.state.messages);
+  }
+
+  // ---- retry and compaction controls ----
+
+  /** The retry attempt in progress (0: none). */
+  get retryAttempt(): number {
+    return this.recovery.attempt;
+  }
+  get autoRetryEnabled(): boolean {
+    return this.settingsManager.getRetryEnabled();
+  }
+  /** Stored in the settings file, like pi. */
+  setAutoRetryEnabled(enabled: boolean): void {
+    this.settingsManager.setRetryEnabled(enabled);
+  }
+  /** Cancels a retry waiting for its backoff; the prompt then ends with the failure. */
+  abortRetry(): void {
+    this.recovery.abortRetry();
+  }
+  /** Cancels a running compaction (manual or automatic); the run goes on without it. */
+  abortCompaction(): void {
+    this.compaction.abort();
+  }
+
+  // ---- models and thinking levels ----
+
+  /** Models `cycleModel` goes through (pi's `--models`); empty: every model with configured auth. */
+  get scopedModels(): ReadonlyArray<ScopedModel> {
+    return this.scoped;
+  }
+  setScopedModels(scopedModels: ScopedModel[]): void {
+    this.scoped = scopedModels.slice();
+  }
+
+  /**
+   * Moves to the next (or previous) model: of the scoped models that have auth, or of every model with auth. A
+   * scoped model's own thinking level wins; otherwise the session's level carries over (the settings' default
+   * when the current model has no reasoning), clamped to the new model. Undefined when there is no other model.
+   */
+  async cycleModel(direction: "forward" | "backward" = "forward"): Promise<ModelCycleResult | undefined> {
+    const isScoped = this.scoped.length > 0;
+    const candidates = isScoped
+      ? this.scoped.filter((s) => this.modelRegistry.hasConfiguredAuth(s.model))
+      : this.modelRegistry.getAvailable().map((model) => ({ model }));
+    const next = nextCandidate(candidates, this.model, direction);
+    if (!next) return undefined;
+    const level =
+      next.thinkingLevel ??
+      (this.supportsThinking() ? this.thinkingLevel : (this.settingsManager.getDefaultThinkingLevel() ?? "medium")); // pi's default level
+    this.switchModel(next.model, level);
+    this.settingsManager.setDefaultModelAndProvider(next.model.provider, next.model.id);
+    return { model: next.model, thinkingLevel: this.thinkingLevel, isScoped };
+  }
+
+  /** The thinking levels the current model accepts (only `off` for a model without reasoning). */
+  getAvailableThinkingLevels(): ThinkingLevel[] {
+    return getSupportedThinkingLevels(this.model) as ThinkingLevel[];
+  }
+  supportsThinking(): boolean {
+    return this.model.reasoning === true;
+  }
+  /** Moves to the next available thinking level, wrapping around; undefined for a model without reasoning. */
+  cycleThinkingLevel(): ThinkingLevel | undefined {
+    if (!this.supportsThinking()) return undefined;
+    const levels = this.getAvailableThinkingLevels();
+    const next = levels[(levels.indexOf(this.thinkingLevel) + 1) % levels.length] ?? "off";
+    return this.setThinkingLevel(next);
+  }
+
+  // ---- session content ----
+
+  /** Every user message of the session file (all branches, file order) with text, for a fork picker. */
+  getUserMessagesForForking(): Array<{ entryId: string; text: string }> {
+    const out: Array<{ entryId: string; text: string }> = [];
+    for (const e of this.sessionManager.getEntries()) {
+      if (e.type !== "message" || e.message.role !== "user") continue;
+      const text = textOf(e.message.content);
+      if (text) out.push({ entryId: e.id, text });
+    }
+    return out;
+  }
+  /** Writes the current branch as a linear session file; returns its path. See `exportBranchToJsonl`. */
+  exportToJsonl(outputPath?: string): string {
+    return exportBranchToJsonl(this.sessionManager, outputPath);
   }
 }

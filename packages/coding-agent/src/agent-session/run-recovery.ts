@@ -26,6 +26,8 @@ export interface RunRecoveryDeps {
 export class RunRecovery {
   private retries = 0;
   private overflowRecovered = false;
+  /** Cancels only the backoff wait in progress (pi's `abortRetry`); the run's own signal cancels everything. */
+  private retryWait: AbortController | undefined;
 
   constructor(private readonly deps: RunRecoveryDeps) {}
 
@@ -59,6 +61,9 @@ export class RunRecovery {
       if (settings.retry.enabled && isRetryableFailure(last) && this.retries < settings.retry.maxRetries) {
         this.retries++;
         const delayMs = retryDelayMs(this.retries, settings.retry, last.retryAfterMs);
+        // Before the event, so a listener of auto_retry_start can already cancel the wait.
+        const wait = new AbortController();
+        this.retryWait = wait;
         await this.deps.emit({
           type: "auto_retry_start",
           attempt: this.retries,
@@ -68,10 +73,12 @@ export class RunRecovery {
         });
         this.dropFailedTurn(last);
         try {
-          await sleep(delayMs, signal);
+          await sleep(delayMs, signal ? AbortSignal.any([signal, wait.signal]) : wait.signal);
         } catch {
-          await this.endRetry(false, "retry aborted");
+          await this.endRetry(false, signal?.aborted ? "retry aborted" : "Retry cancelled");
           return "done";
+        } finally {
+          this.retryWait = undefined;
         }
         return "continue";
       }
@@ -88,6 +95,11 @@ export class RunRecovery {
       }
     }
     return "done";
+  }
+
+  /** Cancels the retry waiting for its backoff: the run ends with the failure (`auto_retry_end`, not successful). */
+  abortRetry(): void {
+    this.retryWait?.abort();
   }
 
   /** Ends a retry sequence (if one is running) with `auto_retry_end`. */
