@@ -395,6 +395,13 @@ export class AgentSessionCore {
     this.sessionManager.appendThinkingLevelChange(this.thinkingLevel);
   }
 
+  /** Adds a message to the idle agent's transcript and the session, as a finished run would. */
+  protected appendToTranscript(message: AgentMessage): void {
+    const id = this.sessionManager.appendMessage(message);
+    this.compaction.entryIds.set(message, id);
+    this.agent.appendMessage(message);
+  }
+
   /** Replaces the agent's transcript with the session's context at the current leaf. */
   protected reloadFromSession(): void {
     this.compaction.clearView();

@@ -6,16 +6,30 @@
 
 import type { AgentState, QueueMode, ThinkingLevel } from "@tiller/agent";
 import { getSupportedThinkingLevels } from "@tiller/ai";
+import type { BashExecutionMessage } from "../session/messages.js";
+import { type BashOperations, createLocalBashOperations } from "../tools/bash.js";
+import type { PromptOptions } from "./agent-session-core.js";
 import { AgentSessionCore } from "./agent-session-core.js";
 import { type ModelCycleResult, nextCandidate, type ScopedModel } from "./model-cycling.js";
 import { exportBranchToJsonl } from "./session-export.js";
+import { type BashResult, runUserBash } from "./user-bash.js";
 import { lastAssistantText, textOf } from "./user-input.js";
 
 export type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
 export type { ModelCycleResult, ScopedModel } from "./model-cycling.js";
+export type { BashResult } from "./user-bash.js";
 
 export class AgentSession extends AgentSessionCore {
   private scoped: ScopedModel[] = [];
+  private bashAbort: AbortController | undefined;
+  /** User commands finished while the agent ran: they join the transcript before the next prompt (pi's order). */
+  private pendingBash: BashExecutionMessage[] = [];
+
+  /** As the core's `prompt`; user commands that finished during the last run join the transcript first. */
+  override async prompt(text: string, options: PromptOptions = {}): Promise<void> {
+    if (!this.isStreaming) this.flushPendingBash();
+    return super.prompt(text, options);
+  }
 
   get state(): AgentState {
     return this.agent.state;
@@ -141,5 +155,72 @@ export class AgentSession extends AgentSessionCore {
   /** Writes the current branch as a linear session file; returns its path. See `exportBranchToJsonl`. */
   exportToJsonl(outputPath?: string): string {
     return exportBranchToJsonl(this.sessionManager, outputPath);
+  }
+
+  // ---- user bash (pi's `!cmd`) ----
+
+  /**
+   * Runs a command the user typed (with the settings' `shellCommandPrefix`) in the session's cwd and records it
+   * as a `bashExecution` message: now when idle, before the next prompt while the agent runs. With
+   * `excludeFromContext` the model never sees it. `operations` runs it elsewhere (a container, SSH).
+   */
+  async executeBash(
+    command: string,
+    onChunk?: (chunk: string) => void,
+    options: { excludeFromContext?: boolean; operations?: BashOperations } = {},
+  ): Promise<BashResult> {
+    const abort = new AbortController();
+    this.bashAbort = abort;
+    const prefix = this.settingsManager.getShellCommandPrefix();
+    const shellPath = this.settingsManager.getShellPath();
+    const operations = options.operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
+    try {
+      const result = await runUserBash(
+        prefix ? `${prefix}\n${command}` : command,
+        this.sessionManager.getCwd(),
+        operations,
+        {
+          ...(onChunk ? { onChunk } : {}),
+          signal: abort.signal,
+        },
+      );
+      this.recordBashResult(command, result, options);
+      return result;
+    } finally {
+      if (this.bashAbort === abort) this.bashAbort = undefined;
+    }
+  }
+
+  /** Records a command's result as a `bashExecution` message (for extensions that ran it themselves). */
+  recordBashResult(command: string, result: BashResult, options: { excludeFromContext?: boolean } = {}): void {
+    const message: BashExecutionMessage = {
+      role: "bashExecution",
+      command,
+      output: result.output,
+      exitCode: result.exitCode,
+      cancelled: result.cancelled,
+      truncated: result.truncated,
+      ...(result.fullOutputPath ? { fullOutputPath: result.fullOutputPath } : {}),
+      timestamp: Date.now(),
+      ...(options.excludeFromContext ? { excludeFromContext: true } : {}),
+    };
+    if (this.isStreaming) this.pendingBash.push(message);
+    else this.appendToTranscript(message);
+  }
+  /** Kills the running user command; its result comes back `cancelled`. */
+  abortBash(): void {
+    this.bashAbort?.abort();
+  }
+  get isBashRunning(): boolean {
+    return this.bashAbort !== undefined;
+  }
+  get hasPendingBashMessages(): boolean {
+    return this.pendingBash.length > 0;
+  }
+
+  private flushPendingBash(): void {
+    const pending = this.pendingBash;
+    this.pendingBash = [];
+    for (const m of pending) this.appendToTranscript(m);
   }
 }

@@ -210,6 +210,14 @@ export class SettingsManager {
   setShellPath(path: string | undefined): void {
     this.set("shellPath", path);
   }
+  /** Prepended (with a newline) to every command the user runs through `AgentSession.executeBash`. */
+  getShellCommandPrefix(): string | undefined {
+    const v = this.settings.shellCommandPrefix;
+    return typeof v === "string" ? v : undefined;
+  }
+  setShellCommandPrefix(prefix: string | undefined): void {
+    this.set("shellCommandPrefix", prefix);
+  }
   getPackages(): PackageSource[] {
     const v = this.settings.packages;
     return Array.isArray(v) ? (v as PackageSource[]) : [];
