@@ -56,6 +56,8 @@ export class AgentSessionCore {
   protected readonly compaction: CompactionController;
   protected readonly recovery: RunRecovery;
   protected controller: AbortController | undefined;
+  /** Messages that go with the next prompt, after its user message (pi's `deliverAs: "nextTurn"`). */
+  protected readonly nextTurn: AgentMessage[] = [];
   private lastRequestAt: number | undefined;
   private disposed = false;
   private readonly requireAuth: boolean;
@@ -113,8 +115,7 @@ export class AgentSessionCore {
   private onAgentEvent(event: AgentEvent): Promise<void> | undefined {
     if (event.type === "message_start" && event.message.role === "user") this.takeQueued(event.message);
     else if (event.type === "message_end") {
-      const id = this.sessionManager.appendMessage(event.message);
-      this.compaction.entryIds.set(event.message, id);
+      this.persist(event.message);
       if (event.message.role === "assistant") this.lastRequestAt = Date.now();
     } else if (event.type === "turn_end" || event.type === "agent_end") this.sessionManager.sync();
     return this.emit(event);
@@ -177,6 +178,11 @@ export class AgentSessionCore {
       if (options.streamingBehavior === "followUp") return this.followUp(text, options.images);
       throw new Error("The agent is running: pass streamingBehavior 'steer' or 'followUp' to queue this prompt.");
     }
+    await this.run([userMessage(text, options.images), ...this.nextTurn.splice(0)]);
+  }
+
+  /** Runs `messages` as one prompt: auth check, the agent's loop, then retries and compaction until done. */
+  protected async run(messages: AgentMessage[]): Promise<void> {
     const model = this.model;
     if (this.requireAuth && !this.modelRegistry.hasConfiguredAuth(model))
       throw new Error(
@@ -187,7 +193,7 @@ export class AgentSessionCore {
     this.recovery.begin();
     try {
       this.writeInitialState();
-      await this.agent.prompt([userMessage(text, options.images)]);
+      await this.agent.prompt(messages);
       while ((await this.recovery.finishRun(this.controller?.signal)) === "continue") {
         try {
           await this.agent.continue();
@@ -343,6 +349,7 @@ export class AgentSessionCore {
     this.agent.reset();
     this.steeringTexts = [];
     this.followUpTexts = [];
+    this.nextTurn.length = 0;
     this.compaction.indexBranch();
     return file;
   }
@@ -397,9 +404,22 @@ export class AgentSessionCore {
 
   /** Adds a message to the idle agent's transcript and the session, as a finished run would. */
   protected appendToTranscript(message: AgentMessage): void {
-    const id = this.sessionManager.appendMessage(message);
-    this.compaction.entryIds.set(message, id);
+    this.persist(message);
     this.agent.appendMessage(message);
+  }
+
+  /** Appends a message to the session; an extension's custom message becomes a `custom_message` entry, as in pi. */
+  private persist(message: AgentMessage): void {
+    const id =
+      message.role === "custom"
+        ? this.sessionManager.appendCustomMessageEntry(
+            message.customType,
+            message.content,
+            message.display,
+            message.details,
+          )
+        : this.sessionManager.appendMessage(message);
+    this.compaction.entryIds.set(message, id);
   }
 
   /** Replaces the agent's transcript with the session's context at the current leaf. */

@@ -5,8 +5,8 @@
  */
 
 import type { AgentState, QueueMode, ThinkingLevel } from "@tiller/agent";
-import { getSupportedThinkingLevels } from "@tiller/ai";
-import type { BashExecutionMessage } from "../session/messages.js";
+import { getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
+import type { BashExecutionMessage, CustomMessage } from "../session/messages.js";
 import { type BashOperations, createLocalBashOperations } from "../tools/bash.js";
 import type { PromptOptions } from "./agent-session-core.js";
 import { AgentSessionCore } from "./agent-session-core.js";
@@ -222,5 +222,44 @@ export class AgentSession extends AgentSessionCore {
     const pending = this.pendingBash;
     this.pendingBash = [];
     for (const m of pending) this.appendToTranscript(m);
+  }
+
+  // ---- messages from extensions ----
+
+  /**
+   * Adds an extension's message (a `custom_message` entry; the model reads it as user text). `deliverAs:
+   * "nextTurn"` holds it for the next prompt; while the agent runs it is queued as steering (default) or a
+   * follow-up; when idle, `triggerTurn` runs a turn on it, otherwise it just joins the transcript.
+   */
+  async sendCustomMessage<T = unknown>(
+    message: Pick<CustomMessage<T>, "customType" | "content" | "display" | "details">,
+    options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" } = {},
+  ): Promise<void> {
+    this.assertUsable();
+    const custom: CustomMessage<T> = { role: "custom", ...message, timestamp: Date.now() };
+    if (options.deliverAs === "nextTurn") this.nextTurn.push(custom);
+    else if (this.isStreaming) {
+      if (options.deliverAs === "followUp") this.agent.followUp(custom);
+      else this.agent.steer(custom);
+    } else if (options.triggerTurn) await this.run([custom]);
+    else {
+      this.appendToTranscript(custom);
+      await this.emit({ type: "message_start", message: custom });
+      await this.emit({ type: "message_end", message: custom });
+    }
+  }
+
+  /** Prompts with `content` (text parts joined by newlines, images attached); queued per `deliverAs` while running. */
+  async sendUserMessage(
+    content: string | (TextContent | ImageContent)[],
+    options: { deliverAs?: "steer" | "followUp" } = {},
+  ): Promise<void> {
+    const parts = typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
+    const text = parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
+    const images = parts.filter((p): p is ImageContent => p.type === "image");
+    await this.prompt(text, {
+      ...(images.length > 0 ? { images } : {}),
+      ...(options.deliverAs ? { streamingBehavior: options.deliverAs } : {}),
+    });
   }
 }
