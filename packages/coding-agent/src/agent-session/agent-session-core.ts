@@ -23,7 +23,7 @@ import { CompactionController } from "./compaction-controller.js";
 import type { AgentSessionEvent, AgentSessionEventListener, ContextUsage, SessionStats } from "./events.js";
 import { RunRecovery } from "./run-recovery.js";
 import { computeSessionStats } from "./session-stats.js";
-import { navigateSessionTree } from "./tree-navigation.js";
+import { navigateSessionTree, type TreeNavigationOptions, type TreeNavigationResult } from "./tree-navigation.js";
 import { textOf, userMessage } from "./user-input.js";
 
 export interface AgentSessionConfig {
@@ -56,6 +56,7 @@ export class AgentSessionCore {
   protected readonly compaction: CompactionController;
   protected readonly recovery: RunRecovery;
   protected controller: AbortController | undefined;
+  private branchSummaryAbort: AbortController | undefined;
   /** Messages that go with the next prompt, after its user message (pi's `deliverAs: "nextTurn"`). */
   protected readonly nextTurn: AgentMessage[] = [];
   private lastRequestAt: number | undefined;
@@ -320,18 +321,34 @@ export class AgentSessionCore {
 
   /**
    * Moves to `targetId` in the session tree. A user message target moves to its parent and returns the text
-   * for editing. With `summarize`, the abandoned branch is summarized into a `branch_summary` entry.
+   * for editing. With `summarize`, the abandoned branch is summarized into a `branch_summary` entry (see
+   * `navigateSessionTree` for the other options); `abortBranchSummary` stops that summary and the move.
    */
-  async navigateTree(targetId: string, options: { summarize?: boolean } = {}): Promise<{ editorText?: string }> {
+  async navigateTree(
+    targetId: string,
+    options: Pick<TreeNavigationOptions, "summarize" | "customInstructions" | "replaceInstructions" | "label"> = {},
+  ): Promise<TreeNavigationResult> {
     this.assertIdle("navigate");
-    const { editorText } = await navigateSessionTree(this.sessionManager, targetId, {
-      ...(options.summarize ? { summarize: true } : {}),
-      model: this.model,
-      streamFn: this.agent.streamFn,
-      apiKey: this.modelRegistry.getApiKey(this.model),
-    });
-    this.reloadFromSession();
-    return editorText === undefined ? {} : { editorText };
+    const abort = new AbortController();
+    this.branchSummaryAbort = abort;
+    try {
+      const result = await navigateSessionTree(this.sessionManager, targetId, {
+        ...options,
+        model: this.model,
+        streamFn: this.agent.streamFn,
+        apiKey: this.modelRegistry.getApiKey(this.model),
+        signal: abort.signal,
+      });
+      if (!result.cancelled) this.reloadFromSession();
+      return result;
+    } finally {
+      this.branchSummaryAbort = undefined;
+    }
+  }
+
+  /** Stops the branch summary of a running `navigateTree`; it then resolves `cancelled` without moving. */
+  abortBranchSummary(): void {
+    this.branchSummaryAbort?.abort();
   }
 
   /** Forks the branch ending at `entryId` (default: the leaf) into a new session file and continues there. */
