@@ -148,7 +148,6 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
     "11 of pi's members are not there yet (extension binding and reload, tool registry, HTML export); setModel and steer return no promise",
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
-  SettingsManager: "pi's getters and setters of terminal-UI settings (theme, images, editor, changelog, …)",
   ExtensionRunner: "pi's runner also drives UI context, commands context and provider registration",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",

@@ -138,4 +138,5 @@ export const classes = {
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
   RpcClient: (x: T.RpcClient): PublicOf<Pi.RpcClient> => x,
   SessionManager: (x: T.SessionManager): PiApiOf<Pi.SessionManager> => x,
+  SettingsManager: (x: T.SettingsManager): PublicOf<Pi.SettingsManager> => x,
 };
