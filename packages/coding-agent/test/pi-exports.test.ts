@@ -145,7 +145,7 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
 /** pi classes whose instances Tiller's do not yet match member for member, and why. */
 export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   AgentSession:
-    "11 of pi's members are not there yet (extension binding and reload, tool registry, HTML export); setModel and steer return no promise",
+    "7 of pi's members are not there yet (bindExtensions, reload, createReplacedSessionContext, the tool registry, exportToHtml); setModel and steer return no promise; resourceLoader and extensionRunner are Tiller's types",
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
   ExtensionRunner: "pi's runner also drives UI context, commands context and provider registration",

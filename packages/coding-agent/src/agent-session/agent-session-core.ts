@@ -16,6 +16,7 @@ import { estimateTokens, shouldCompact } from "../compaction/estimate.js";
 import { pruneContext } from "../compaction/pruning.js";
 import { CompactionError } from "../compaction/summarize.js";
 import type { ModelRegistry } from "../models/model-registry.js";
+import type { ResourceLoader } from "../runtime/resource-loader.js";
 import { convertToLlm } from "../session/messages.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
@@ -33,6 +34,8 @@ export interface AgentSessionConfig {
   modelRegistry: ModelRegistry;
   /** Check that the model's provider has a key before prompting (default true; off with a custom streamFn). */
   requireAuth?: boolean;
+  /** Where the session's prompt templates and extensions came from (pi's `resourceLoader`). */
+  resourceLoader?: ResourceLoader;
 }
 
 export interface PromptOptions {

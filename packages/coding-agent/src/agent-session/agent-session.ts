@@ -6,9 +6,12 @@
 
 import type { AgentState, QueueMode, ThinkingLevel } from "@tiller/agent";
 import { getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
+import type { PromptTemplate } from "../context/prompt-templates.js";
+import { ExtensionRunner } from "../extensions/runner.js";
+import type { ResourceLoader } from "../runtime/resource-loader.js";
 import type { BashExecutionMessage, CustomMessage } from "../session/messages.js";
 import { type BashOperations, createLocalBashOperations } from "../tools/bash.js";
-import type { PromptOptions } from "./agent-session-core.js";
+import type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
 import { AgentSessionCore } from "./agent-session-core.js";
 import { type ModelCycleResult, nextCandidate, type ScopedModel } from "./model-cycling.js";
 import { exportBranchToJsonl } from "./session-export.js";
@@ -21,9 +24,17 @@ export type { BashResult } from "./user-bash.js";
 
 export class AgentSession extends AgentSessionCore {
   private scoped: ScopedModel[] = [];
+  private readonly loader: ResourceLoader | undefined;
+  private readonly runner: ExtensionRunner;
   private bashAbort: AbortController | undefined;
   /** User commands finished while the agent ran: they join the transcript before the next prompt (pi's order). */
   private pendingBash: BashExecutionMessage[] = [];
+
+  constructor(config: AgentSessionConfig) {
+    super(config);
+    this.loader = config.resourceLoader;
+    this.runner = config.resourceLoader?.getExtensions().runner ?? new ExtensionRunner([]);
+  }
 
   /** As the core's `prompt`; user commands that finished during the last run join the transcript first. */
   override async prompt(text: string, options: PromptOptions = {}): Promise<void> {
@@ -261,5 +272,24 @@ export class AgentSession extends AgentSessionCore {
       ...(images.length > 0 ? { images } : {}),
       ...(options.deliverAs ? { streamingBehavior: options.deliverAs } : {}),
     });
+  }
+
+  // ---- resources and extensions ----
+
+  /** The loader the session was created with; undefined for a session assembled without one. */
+  get resourceLoader(): ResourceLoader | undefined {
+    return this.loader;
+  }
+  /** The prompt templates of the resource loader (none without one). */
+  get promptTemplates(): ReadonlyArray<PromptTemplate> {
+    return this.loader?.getPrompts().prompts ?? [];
+  }
+  /** The runner dispatching the loaded extensions' events (an empty one without a loader). */
+  get extensionRunner(): ExtensionRunner {
+    return this.runner;
+  }
+  /** Whether any loaded extension handles `eventType`. */
+  hasExtensionHandlers(eventType: string): boolean {
+    return this.runner.hasHandlers(eventType as Parameters<ExtensionRunner["hasHandlers"]>[0]);
   }
 }

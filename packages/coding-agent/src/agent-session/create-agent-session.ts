@@ -145,6 +145,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
     settingsManager,
     modelRegistry,
     requireAuth: options.streamFn === undefined,
+    ...(options.resourceLoader ? { resourceLoader: options.resourceLoader } : {}),
   });
   if (options.scopedModels) session.setScopedModels(options.scopedModels);
   await bind?.(session);
