@@ -133,7 +133,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   ThemeColor: "terminal UI: comes with the TUI issue",
   ToolDefinition: "pi's uses typebox 1.x schemas and render hooks; pending @tiller/ai's typebox move",
   ToolExecutionOptions: "terminal UI: comes with the TUI issue",
-  ToolInfo: "not in Tiller yet: part of pi's larger extension/tool API",
   ToolRenderResultOptions: "terminal UI: comes with the TUI issue",
   ToolsOptions: "per-tool options differ (above)",
   UserBashEvent: "not in Tiller yet: part of pi's larger extension/tool API",
@@ -145,7 +144,7 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
 /** pi classes whose instances Tiller's do not yet match member for member, and why. */
 export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   AgentSession:
-    "7 of pi's members are not there yet (bindExtensions, reload, createReplacedSessionContext, the tool registry, exportToHtml); setModel and steer return no promise; resourceLoader and extensionRunner are Tiller's types",
+    "4 of pi's members are not there yet (bindExtensions, reload, createReplacedSessionContext, exportToHtml); setModel and steer return no promise; resourceLoader, extensionRunner and tool definitions are Tiller's types",
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
   ExtensionRunner: "pi's runner also drives UI context, commands context and provider registration",

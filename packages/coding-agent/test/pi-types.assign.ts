@@ -118,6 +118,7 @@ export const input = {
 };
 
 export const output = {
+  ToolInfo: (x: T.ToolInfo): Pi.ToolInfo => x,
   RpcSessionState: (x: T.RpcSessionState): Pi.RpcSessionState => x,
   AgentSessionEventListener: (x: T.AgentSessionEventListener): Pi.AgentSessionEventListener => x,
   ContextUsage: (x: T.ContextUsage): Pi.ContextUsage => x,

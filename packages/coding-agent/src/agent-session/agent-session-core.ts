@@ -24,6 +24,7 @@ import { CompactionController } from "./compaction-controller.js";
 import type { AgentSessionEvent, AgentSessionEventListener, ContextUsage, SessionStats } from "./events.js";
 import { RunRecovery } from "./run-recovery.js";
 import { computeSessionStats } from "./session-stats.js";
+import type { SessionToolRegistry } from "./tool-registry.js";
 import { navigateSessionTree, type TreeNavigationOptions, type TreeNavigationResult } from "./tree-navigation.js";
 import { textOf, userMessage } from "./user-input.js";
 
@@ -36,6 +37,10 @@ export interface AgentSessionConfig {
   requireAuth?: boolean;
   /** Where the session's prompt templates and extensions came from (pi's `resourceLoader`). */
   resourceLoader?: ResourceLoader;
+  /** Every tool the session may switch on by name, with its source (default: the agent's tools, as the program's). */
+  toolRegistry?: SessionToolRegistry;
+  /** Rebuilds the system prompt for another active tool set (when it was built from the resource loader). */
+  systemPromptFor?: (tools: readonly AgentTool[]) => string;
 }
 
 export interface PromptOptions {

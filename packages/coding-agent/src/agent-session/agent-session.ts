@@ -4,10 +4,11 @@
  * larger behaviour lives in its own file.
  */
 
-import type { AgentState, QueueMode, ThinkingLevel } from "@tiller/agent";
+import type { AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
 import { getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
 import type { PromptTemplate } from "../context/prompt-templates.js";
 import { ExtensionRunner } from "../extensions/runner.js";
+import type { ToolDefinition } from "../extensions/tool-definition.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
 import type { BashExecutionMessage, CustomMessage } from "../session/messages.js";
 import { type BashOperations, createLocalBashOperations } from "../tools/bash.js";
@@ -15,17 +16,21 @@ import type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js"
 import { AgentSessionCore } from "./agent-session-core.js";
 import { type ModelCycleResult, nextCandidate, type ScopedModel } from "./model-cycling.js";
 import { exportBranchToJsonl } from "./session-export.js";
+import { SessionToolRegistry, type ToolInfo } from "./tool-registry.js";
 import { type BashResult, runUserBash } from "./user-bash.js";
 import { lastAssistantText, textOf } from "./user-input.js";
 
 export type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
 export type { ModelCycleResult, ScopedModel } from "./model-cycling.js";
+export type { ToolInfo } from "./tool-registry.js";
 export type { BashResult } from "./user-bash.js";
 
 export class AgentSession extends AgentSessionCore {
   private scoped: ScopedModel[] = [];
   private readonly loader: ResourceLoader | undefined;
   private readonly runner: ExtensionRunner;
+  private readonly registry: SessionToolRegistry;
+  private readonly systemPromptFor: ((tools: readonly AgentTool[]) => string) | undefined;
   private bashAbort: AbortController | undefined;
   /** User commands finished while the agent ran: they join the transcript before the next prompt (pi's order). */
   private pendingBash: BashExecutionMessage[] = [];
@@ -34,6 +39,9 @@ export class AgentSession extends AgentSessionCore {
     super(config);
     this.loader = config.resourceLoader;
     this.runner = config.resourceLoader?.getExtensions().runner ?? new ExtensionRunner([]);
+    this.registry = config.toolRegistry ?? new SessionToolRegistry();
+    this.registry.addMissing(this.agent.state.tools);
+    this.systemPromptFor = config.systemPromptFor;
   }
 
   /** As the core's `prompt`; user commands that finished during the last run join the transcript first. */
@@ -291,5 +299,29 @@ export class AgentSession extends AgentSessionCore {
   /** Whether any loaded extension handles `eventType`. */
   hasExtensionHandlers(eventType: string): boolean {
     return this.runner.hasHandlers(eventType as Parameters<ExtensionRunner["hasHandlers"]>[0]);
+  }
+
+  // ---- the tool registry ----
+
+  /** As the core's `setTools`; tools new to the session join its registry (as the program's). */
+  override setTools(tools: AgentTool[]): void {
+    this.registry.addMissing(tools);
+    super.setTools(tools);
+  }
+  /** Every tool the session knows, active or not, with its parameters and source. */
+  getAllTools(): ToolInfo[] {
+    return this.registry.infos();
+  }
+  getToolDefinition(name: string): ToolDefinition | undefined {
+    return this.registry.definition(name);
+  }
+  /**
+   * Makes exactly the named known tools active (unknown names are ignored), from the next turn on; a system
+   * prompt built from the resource loader is rebuilt for them.
+   */
+  setActiveToolsByName(toolNames: string[]): void {
+    const tools = this.registry.pick(toolNames);
+    super.setTools(tools);
+    if (this.systemPromptFor) this.agent.setSystemPrompt(this.systemPromptFor(tools));
   }
 }

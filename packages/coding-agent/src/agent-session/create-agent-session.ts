@@ -121,7 +121,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
   const requested = options.thinkingLevel ?? restoredLevel ?? settingsManager.get().defaultThinkingLevel ?? "medium";
   const thinkingLevel = clampThinkingLevel(model, requested) as ThinkingLevel;
   const settings = settingsManager.get();
-  const { tools, systemPrompt, bind } = resolveSessionTools(options, cwd);
+  const { tools, registry, systemPrompt, systemPromptFor, bind } = resolveSessionTools(options, cwd);
 
   const agent = new Agent({
     initialState: {
@@ -146,6 +146,8 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
     modelRegistry,
     requireAuth: options.streamFn === undefined,
     ...(options.resourceLoader ? { resourceLoader: options.resourceLoader } : {}),
+    toolRegistry: registry,
+    ...(systemPromptFor ? { systemPromptFor } : {}),
   });
   if (options.scopedModels) session.setScopedModels(options.scopedModels);
   await bind?.(session);
