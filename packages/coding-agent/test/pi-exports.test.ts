@@ -127,8 +127,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   SettingsCallbacks: "terminal UI: comes with the TUI issue",
   SettingsConfig: "terminal UI: comes with the TUI issue",
   SkillFrontmatter: "not in Tiller yet: part of pi's larger extension/tool API",
-  SlashCommandInfo: "not in Tiller yet: part of pi's larger extension/tool API",
-  SlashCommandSource: "not in Tiller yet: part of pi's larger extension/tool API",
   TerminalInputHandler: "terminal UI: comes with the TUI issue",
   ThemeColor: "terminal UI: comes with the TUI issue",
   ToolDefinition: "pi's uses typebox 1.x schemas and render hooks; pending @tiller/ai's typebox move",

@@ -115,10 +115,12 @@ export const input = {
   RpcResponse: (x: Pi.RpcResponse): T.RpcResponse => x,
   VisualTruncateResult: (x: Pi.VisualTruncateResult): T.VisualTruncateResult => x,
   ModelCycleResult: (x: Pi.ModelCycleResult): T.ModelCycleResult => x,
+  SlashCommandSource: (x: Pi.SlashCommandSource): T.SlashCommandSource => x,
 };
 
 export const output = {
   ToolInfo: (x: T.ToolInfo): Pi.ToolInfo => x,
+  SlashCommandInfo: (x: T.SlashCommandInfo): Pi.SlashCommandInfo => x,
   RpcSessionState: (x: T.RpcSessionState): Pi.RpcSessionState => x,
   AgentSessionEventListener: (x: T.AgentSessionEventListener): Pi.AgentSessionEventListener => x,
   ContextUsage: (x: T.ContextUsage): Pi.ContextUsage => x,
