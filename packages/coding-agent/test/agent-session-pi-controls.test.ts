@@ -186,7 +186,9 @@ describe("AgentSession: pi's retry and compaction controls", () => {
       cwd: dir,
       model: faux.getModel(),
       sessionManager: SessionManager.inMemory(dir),
-      settingsManager: SettingsManager.inMemory({ retry: { enabled: true, maxRetries: 3, baseDelayMs: 600_000 } }),
+      settingsManager: SettingsManager.inMemory({
+        retry: { enabled: true, maxRetries: 3, baseDelayMs: 600_000, maxDelayMs: 600_000 },
+      }),
     });
     const events: AgentSessionEvent[] = [];
     session.subscribe((e) => {
@@ -224,7 +226,9 @@ describe("AgentSession: pi's retry and compaction controls", () => {
       cwd: dir,
       model: faux.getModel(),
       sessionManager: SessionManager.inMemory(dir),
-      settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 10 } }),
+      settingsManager: SettingsManager.inMemory({
+        compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 10 },
+      }),
     });
     await session.prompt(`one ${long}`);
     await session.prompt(`two ${long}`);
