@@ -63,8 +63,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   AgentSessionServices: "its ResourceLoader differs (above)",
   AppKeybinding: "terminal UI: comes with the TUI issue",
   AutocompleteProviderFactory: "terminal UI: comes with the TUI issue",
-  BashSpawnContext: "not in Tiller yet: part of pi's larger extension/tool API",
-  BashSpawnHook: "not in Tiller yet: part of pi's larger extension/tool API",
   BeforeProviderRequestEvent: "not in Tiller yet: part of pi's larger extension/tool API",
   BeforeProviderRequestEventResult: "not in Tiller yet: part of pi's larger extension/tool API",
   BuildSystemPromptOptions: "Tiller's system-prompt builder takes context files and skills directly",
