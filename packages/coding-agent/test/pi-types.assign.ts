@@ -117,11 +117,13 @@ export const input = {
   RpcResponse: (x: Pi.RpcResponse): T.RpcResponse => x,
   VisualTruncateResult: (x: Pi.VisualTruncateResult): T.VisualTruncateResult => x,
   ModelCycleResult: (x: Pi.ModelCycleResult): T.ModelCycleResult => x,
+  ExecOptions: (x: Pi.ExecOptions): T.ExecOptions => x,
   SlashCommandSource: (x: Pi.SlashCommandSource): T.SlashCommandSource => x,
 };
 
 export const output = {
   ToolInfo: (x: T.ToolInfo): Pi.ToolInfo => x,
+  ExecResult: (x: T.ExecResult): Pi.ExecResult => x,
   SlashCommandInfo: (x: T.SlashCommandInfo): Pi.SlashCommandInfo => x,
   RpcSessionState: (x: T.RpcSessionState): Pi.RpcSessionState => x,
   AgentSessionEventListener: (x: T.AgentSessionEventListener): Pi.AgentSessionEventListener => x,

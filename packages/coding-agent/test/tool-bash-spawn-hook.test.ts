@@ -34,7 +34,7 @@ describe("bash tool spawnHook", () => {
     const ours = createBashTool(dir, { spawnHook: hook, commandPrefix: "export FROM_OPTIONS=prefixed" });
     const pi = piCreateBashTool(dir, { spawnHook: hook, commandPrefix: "export FROM_OPTIONS=prefixed" });
     const a = textOf(await ours.execute("1", { command }, undefined, undefined));
-    const b = textOf(await pi.execute("1", { command }, undefined, undefined, undefined as never));
+    const b = textOf(await pi.execute("1", { command }, undefined, undefined));
     const lines = (t: string) => t.split("\n").slice(0, 4);
     expect(lines(a)).toEqual(lines(b));
     expect(lines(a)).toEqual(["wrapped", "yes", join(dir, "elsewhere"), "prefixed"]);

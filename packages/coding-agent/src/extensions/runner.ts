@@ -7,6 +7,7 @@ import type {
   BeforeToolCallContext,
   BeforeToolCallResult,
 } from "@tiller/agent";
+import { execCommand } from "./exec.js";
 import type {
   ExtensionAPI,
   ExtensionCommand,
@@ -57,6 +58,7 @@ export async function instantiateExtension(
       if (!command || typeof command.handler !== "function") throw new Error(`command "${name}" has no handler`);
       ext.commands.set(clean, command);
     },
+    exec: (command, args, options) => execCommand(command, args, options?.cwd ?? cwd, options),
   };
   try {
     await factory(api);

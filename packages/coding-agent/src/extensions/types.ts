@@ -6,6 +6,7 @@
 
 import type { AgentEvent, AgentMessage, AgentTool } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
+import type { ExecOptions, ExecResult } from "./exec.js";
 
 /** Why a session (re)started. */
 export type SessionStartReason = "startup" | "new" | "resume" | "fork";
@@ -91,6 +92,8 @@ export interface ExtensionAPI {
   // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
   registerTool(tool: AgentTool<any>): void;
   registerCommand(name: string, command: ExtensionCommand): void;
+  /** Runs a program (no shell) in `options.cwd` or the extension's cwd; see `execCommand`. */
+  exec(command: string, args: string[], options?: ExecOptions): Promise<ExecResult>;
 }
 
 /** The module shape the loader accepts: a default-exported (or module-level) factory. */
@@ -104,6 +107,8 @@ export interface ExtensionError {
   phase: string;
   message: string;
 }
+
+export type { ExecOptions, ExecResult } from "./exec.js";
 
 // ---- pi's names for the event and result shapes above ----
 
