@@ -138,7 +138,7 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
 /** pi classes whose instances Tiller's do not yet match member for member, and why. */
 export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   AgentSession:
-    "4 of pi's members are not there yet (bindExtensions, reload, createReplacedSessionContext, exportToHtml); setModel and steer return no promise; resourceLoader, extensionRunner and tool definitions are Tiller's types",
+    "3 of pi's members are not there yet (bindExtensions, reload, createReplacedSessionContext: pi's UI and command contexts); setModel and steer return no promise; resourceLoader, extensionRunner and tool definitions are Tiller's types",
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
   ExtensionRunner: "pi's runner also drives UI context, commands context and provider registration",

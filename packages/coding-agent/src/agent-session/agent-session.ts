@@ -14,6 +14,7 @@ import type { BashExecutionMessage, CustomMessage } from "../session/messages.js
 import { type BashOperations, createLocalBashOperations } from "../tools/bash.js";
 import type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
 import { AgentSessionCore } from "./agent-session-core.js";
+import { exportBranchToHtml } from "./html-export.js";
 import { type ModelCycleResult, nextCandidate, type ScopedModel } from "./model-cycling.js";
 import { exportBranchToJsonl } from "./session-export.js";
 import { SessionToolRegistry, type ToolInfo } from "./tool-registry.js";
@@ -170,6 +171,10 @@ export class AgentSession extends AgentSessionCore {
       if (text) out.push({ entryId: e.id, text });
     }
     return out;
+  }
+  /** Writes the current branch as a self-contained HTML page; returns its path. See `exportBranchToHtml`. */
+  async exportToHtml(outputPath?: string): Promise<string> {
+    return exportBranchToHtml(this.sessionManager, this.systemPrompt, outputPath);
   }
   /** Writes the current branch as a linear session file; returns its path. See `exportBranchToJsonl`. */
   exportToJsonl(outputPath?: string): string {
