@@ -118,6 +118,19 @@ describe("AgentSession.sendCustomMessage", () => {
     ours.dispose();
   });
 
+  it("a prompt refused for a missing key keeps the nextTurn message for the next prompt", async () => {
+    const ours = await session();
+    const keyless = { ...faux.getModel(), provider: "keyless-provider", id: "keyless" };
+    ours.setModel(keyless);
+    await ours.sendCustomMessage(note, { deliverAs: "nextTurn" });
+    await expect(ours.prompt("hello")).rejects.toThrow(/No API key/);
+    ours.setModel(faux.getModel());
+    faux.setResponses([reply("one")]);
+    await ours.prompt("hello again");
+    expect(texts(requests[0])).toEqual(["hello again", "remember the tests"]);
+    ours.dispose();
+  });
+
   it("while running: steering comes in after the current reply, a follow-up when the loop would stop", async () => {
     const ours = await session();
     let release: () => void = () => {};

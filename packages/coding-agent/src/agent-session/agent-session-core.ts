@@ -187,16 +187,20 @@ export class AgentSessionCore {
       if (options.streamingBehavior === "followUp") return this.followUp(text, options.images);
       throw new Error("The agent is running: pass streamingBehavior 'steer' or 'followUp' to queue this prompt.");
     }
-    await this.run([userMessage(text, options.images), ...this.nextTurn.splice(0)]);
+    await this.run([userMessage(text, options.images)], true);
   }
 
-  /** Runs `messages` as one prompt: auth check, the agent's loop, then retries and compaction until done. */
-  protected async run(messages: AgentMessage[]): Promise<void> {
+  /**
+   * Runs `messages` as one prompt: auth check, the agent's loop, then retries and compaction until done. With
+   * `withNextTurn`, the messages held for the next prompt go along (taken only once the auth check passed).
+   */
+  protected async run(messages: AgentMessage[], withNextTurn = false): Promise<void> {
     const model = this.model;
     if (this.requireAuth && !this.modelRegistry.hasConfiguredAuth(model))
       throw new Error(
         `No API key for provider "${model.provider}" (model ${model.id}): set one with --api-key, auth.json or the environment.`,
       );
+    if (withNextTurn) messages.push(...this.nextTurn.splice(0));
     this.running = true;
     this.controller = new AbortController();
     this.recovery.begin();
