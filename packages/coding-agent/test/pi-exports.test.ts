@@ -141,7 +141,8 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
     "3 of pi's members are not there yet (bindExtensions, reload, createReplacedSessionContext: pi's UI and command contexts); setModel and steer return no promise; resourceLoader, extensionRunner and tool definitions are Tiller's types",
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
-  ExtensionRunner: "pi's runner also drives UI context, commands context and provider registration",
+  ExtensionRunner:
+    "25 of pi's members are not there yet: UI and command contexts, flags, shortcuts, renderers, and pi's emit* hooks (Tiller's runner has its own agentHooks)",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
 };

@@ -3,12 +3,11 @@
  * `resourceLoader`), turned into Tiller's AgentTool list, and the system prompt and extension wiring that a
  * resource loader brings.
  */
-import { dirname } from "node:path";
 import type { AgentTool } from "@tiller/agent";
 import { wireExtensions } from "../cli/session-setup.js";
 import { buildSystemPrompt } from "../context/system-prompt.js";
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
-import { createSyntheticSourceInfo } from "../extensions/source-info.js";
+import { localExtensionSource } from "../extensions/source-info.js";
 import { type ToolDefinition, wrapToolDefinition } from "../extensions/tool-definition.js";
 import type { ExtensionContext } from "../extensions/types.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
@@ -68,7 +67,7 @@ export function resolveSessionTools(options: SessionToolOptions, cwd: string): S
   }
   for (const t of runner?.getTools() ?? []) if (!tools.some((x) => x.name === t.name)) tools.push(t);
   for (const ext of runner?.extensions ?? []) {
-    const source = createSyntheticSourceInfo(ext.path, { source: "local", baseDir: dirname(ext.path) });
+    const source = localExtensionSource(ext.path);
     for (const t of ext.tools) if (tools.includes(t)) registry.add(t, source);
   }
 

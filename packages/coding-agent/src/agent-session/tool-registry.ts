@@ -4,7 +4,7 @@
  */
 import type { AgentTool } from "@tiller/agent";
 import { createSyntheticSourceInfo, type SourceInfo } from "../extensions/source-info.js";
-import type { ToolDefinition } from "../extensions/tool-definition.js";
+import { asDefinition, type ToolDefinition } from "../extensions/tool-definition.js";
 
 /** A tool as `AgentSession.getAllTools` lists it. */
 export type ToolInfo = Pick<ToolDefinition, "name" | "description" | "parameters"> & { sourceInfo: SourceInfo };
@@ -23,12 +23,6 @@ export function sdkToolSource(name: string): SourceInfo {
   return createSyntheticSourceInfo(`<sdk:${name}>`, { source: "sdk" });
 }
 
-/** A definition for a plain AgentTool: the same tool, ignoring the extension context. */
-function definitionOf(tool: AgentTool): ToolDefinition {
-  const { execute, ...rest } = tool;
-  return { ...rest, execute: (id, params, signal, onUpdate) => execute.call(tool, id, params, signal, onUpdate) };
-}
-
 export class SessionToolRegistry {
   private readonly byName = new Map<string, Entry>();
 
@@ -36,7 +30,7 @@ export class SessionToolRegistry {
   add(tool: AgentTool, sourceInfo?: SourceInfo, definition?: ToolDefinition): void {
     this.byName.set(tool.name, {
       tool,
-      definition: definition ?? definitionOf(tool),
+      definition: definition ?? asDefinition(tool),
       sourceInfo: sourceInfo ?? sdkToolSource(tool.name),
     });
   }

@@ -8,6 +8,8 @@ import type {
   BeforeToolCallResult,
 } from "@tiller/agent";
 import { execCommand } from "./exec.js";
+import { localExtensionSource } from "./source-info.js";
+import { asDefinition, type RegisteredTool, type ToolDefinition } from "./tool-definition.js";
 import type {
   ExtensionAPI,
   ExtensionCommand,
@@ -105,6 +107,38 @@ export class ExtensionRunner {
   /** The context handlers and tool definitions receive now (pi's `createContext`). */
   createContext(): ExtensionContext {
     return this.context;
+  }
+
+  /** Whether the host has a user interface (the context's `hasUI`). */
+  hasUI(): boolean {
+    return this.context.hasUI;
+  }
+
+  /** Paths of the loaded extensions, in load order. */
+  getExtensionPaths(): string[] {
+    return this.extensions.map((e) => e.path);
+  }
+
+  /**
+   * The extensions' tools with their definitions and sources (pi's registered tools); on a name clash the later
+   * extension's tool, the one `getTools` hands the agent.
+   */
+  getAllRegisteredTools(): RegisteredTool[] {
+    const byName = new Map<string, RegisteredTool>();
+    for (const e of this.extensions) {
+      const sourceInfo = localExtensionSource(e.path);
+      for (const t of e.tools) byName.set(t.name, { definition: asDefinition(t), sourceInfo });
+    }
+    return [...byName.values()];
+  }
+
+  getToolDefinition(name: string): ToolDefinition | undefined {
+    return this.getAllRegisteredTools().find((t) => t.definition.name === name)?.definition;
+  }
+
+  /** Reports `error` to the error listeners (held for the first one when none is attached yet). */
+  emitError(error: ExtensionError): void {
+    this.report(error);
   }
 
   /** Subscribes to extension errors; errors raised before the first subscription are delivered to it at once. */
