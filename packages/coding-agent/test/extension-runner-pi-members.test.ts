@@ -1,6 +1,6 @@
 /**
- * ExtensionRunner's pi members (`getExtensionPaths`, `getAllRegisteredTools`, `getToolDefinition`, `hasUI`,
- * `emitError`): the runner of a session built from services answers as pi's runner does for the same extensions.
+ * ExtensionRunner's pi members (`getExtensionPaths`, `getAllRegisteredTools`, `getToolDefinition`,
+ * `getRegisteredCommands`, `getCommand`, `hasUI`, `emitError`): the runner of a session built from services answers as pi's runner does for the same extensions.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,7 +42,8 @@ describe("ExtensionRunner: pi's members", () => {
     );
     writeFileSync(
       join(agentDir, "extensions", "b.ts"),
-      `export default function (api) { ${tool("beta", "second tool")} }\n`,
+      `export default function (api) { ${tool("beta", "second tool")}
+  api.registerCommand("greet", { description: "says hi", handler: async (args) => { globalThis.__greeted = args; } }); }\n`,
     );
     const services = await createAgentSessionServices({ cwd, agentDir });
     const { session } = await createAgentSessionFromServices({
@@ -74,6 +75,19 @@ describe("ExtensionRunner: pi's members", () => {
     expect(ours.getToolDefinition("nope")).toBe(theirs.getToolDefinition("nope"));
     const run = await ours.getToolDefinition("alpha")?.execute("id", {}, undefined, undefined, ours.createContext());
     expect(run?.content).toEqual([{ type: "text", text: "alpha" }]);
+    const commands = (r: {
+      getRegisteredCommands(): Array<{
+        name: string;
+        invocationName: string;
+        description?: string;
+        sourceInfo: { path: string };
+      }>;
+    }) => r.getRegisteredCommands().map((c) => [c.name, c.invocationName, c.description, c.sourceInfo.path]);
+    expect(commands(ours)).toEqual(commands(theirs));
+    expect(commands(ours)).toEqual([["greet", "greet", "says hi", join(agentDir, "extensions", "b.ts")]]);
+    await ours.getCommand("greet")?.handler("world", ours.createContext());
+    expect((globalThis as { __greeted?: string }).__greeted).toBe("world");
+    expect(ours.getCommand("nope")).toBe(theirs.getCommand("nope"));
     expect(ours.hasUI()).toBe(theirs.hasUI());
     expect(ours.hasUI()).toBe(false);
     session.dispose();

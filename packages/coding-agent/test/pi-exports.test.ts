@@ -111,7 +111,7 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   RegisteredCommand: "command handler takes Tiller's ExtensionContext",
   RegisteredTool: "ToolDefinition differs (below)",
   RenderDiffOptions: "terminal UI: comes with the TUI issue",
-  ResolvedCommand: "not in Tiller yet: part of pi's larger extension/tool API",
+  ResolvedCommand: "command handler takes Tiller's ExtensionContext",
   ResourceLoader: "getThemes returns no pi Theme objects (no TUI themes)",
   SessionBeforeCompactEvent: "not in Tiller yet: part of pi's larger extension/tool API",
   SessionBeforeForkEvent: "not in Tiller yet: part of pi's larger extension/tool API",
@@ -142,7 +142,7 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
   ExtensionRunner:
-    "25 of pi's members are not there yet: UI and command contexts, flags, shortcuts, renderers, and pi's emit* hooks (Tiller's runner has its own agentHooks)",
+    "23 of pi's members are not there yet: UI and command contexts, flags, shortcuts, renderers, and pi's emit* hooks (Tiller's runner has its own agentHooks)",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
 };

@@ -20,6 +20,7 @@ import type {
   ExtensionFactory,
   ExtensionHandler,
   ExtensionResult,
+  ResolvedCommand,
 } from "./types.js";
 
 /** One extension after its factory ran: what it registered. */
@@ -168,6 +169,21 @@ export class ExtensionRunner {
     const out = new Map<string, ExtensionCommand & { extension: string }>();
     for (const e of this.extensions) for (const [n, c] of e.commands) out.set(n, { ...c, extension: e.path });
     return out;
+  }
+
+  /** Every `/command`, as `getCommands` resolves clashes (the later extension's), with its source. */
+  getRegisteredCommands(): ResolvedCommand[] {
+    return [...this.getCommands()].map(([name, { extension, ...command }]) => ({
+      ...command,
+      name,
+      invocationName: name,
+      sourceInfo: localExtensionSource(extension),
+    }));
+  }
+
+  /** The command `/name` invokes (without the slash), if any. */
+  getCommand(name: string): ResolvedCommand | undefined {
+    return this.getRegisteredCommands().find((c) => c.invocationName === name);
   }
 
   /**

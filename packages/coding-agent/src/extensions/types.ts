@@ -7,6 +7,7 @@
 import type { AgentEvent, AgentMessage, AgentTool } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
 import type { ExecOptions, ExecResult } from "./exec.js";
+import type { SourceInfo } from "./source-info.js";
 
 /** Why a session (re)started. */
 export type SessionStartReason = "startup" | "new" | "resume" | "fork";
@@ -129,5 +130,7 @@ export type AgentEndEvent = ExtensionEventMap["agent_end"];
 export type TurnStartEvent = ExtensionEventMap["turn_start"];
 export type TurnEndEvent = ExtensionEventMap["turn_end"];
 
-/** A `/command` as an extension registered it (pi's name). */
-export type RegisteredCommand = ExtensionCommand & { name: string };
+/** A `/command` as an extension registered it (pi's name), with the extension file it came from. */
+export type RegisteredCommand = ExtensionCommand & { name: string; sourceInfo: SourceInfo };
+/** A registered command with the name that invokes it (pi's; Tiller invokes a command by its own name). */
+export type ResolvedCommand = RegisteredCommand & { invocationName: string };
