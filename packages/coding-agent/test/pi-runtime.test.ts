@@ -288,7 +288,26 @@ describe("RpcClient", () => {
       expect(state.sessionFile).toBeUndefined();
       expect(state.messageCount).toBe(2);
       expect((await client.getMessages()).map((m) => m.role)).toEqual(["user", "assistant"]);
-      await expect(client.cycleModel()).rejects.toThrow(/unknown command "cycle_model"/);
+      // pi's session commands: cycling goes through the models with auth (no --models scope).
+      const cycled = await client.cycleModel();
+      expect(cycled?.isScoped).toBe(false);
+      expect(cycled?.model.id).not.toBe(state.model?.id);
+      expect((await client.getState()).model?.id).toBe(cycled?.model.id);
+      const level = await client.cycleThinkingLevel();
+      expect((await client.getState()).thinkingLevel).toBe(level?.level ?? state.thinkingLevel);
+      const bash = await client.bash("echo from-rpc; exit 4");
+      expect(bash).toMatchObject({ output: "from-rpc\n", exitCode: 4, cancelled: false, truncated: false });
+      expect((await client.getMessages()).map((m) => m.role)).toEqual(["user", "assistant", "bashExecution"]);
+      await client.setSteeringMode("all");
+      await client.setAutoCompaction(false);
+      await client.setAutoRetry(false);
+      await client.abortRetry();
+      await client.abortBash();
+      expect(await client.getState()).toMatchObject({ steeringMode: "all", autoCompactionEnabled: false });
+      await expect(client.setAutoRetry("yes" as never)).rejects.toThrow(/"enabled" must be true or false/);
+      await expect(client.setSteeringMode("some" as never)).rejects.toThrow(/"mode" must be/);
+      // --no-session: nothing on disk to export, and the answer says why.
+      await expect(client.exportHtml(join(fx.project, "out.html"))).rejects.toThrow(/in-memory session/);
     } finally {
       await client.stop();
     }

@@ -7,7 +7,8 @@
  * - `input`: values a program builds and hands to Tiller (options, entries, settings): pi's type → Tiller's.
  * - `output`: values Tiller hands back (results, tree nodes, events): Tiller's type → pi's, so code reading them
  *   as pi's type keeps compiling.
- * - `classes`: a Tiller instance has every public member of pi's class (pending ones: `PENDING_PI_CLASSES`).
+ * - `classes`: a Tiller instance has every public member of pi's class (pending ones: `PENDING_PI_CLASSES`);
+ *   pi's `_`-prefixed members (`SessionManager._persist`) are internal and not part of the check.
  */
 import type * as Pi from "@mariozechner/pi-coding-agent";
 import type { AgentEvent } from "@tiller/agent";
@@ -18,6 +19,8 @@ import type * as T from "@tiller/coding-agent";
 type PiKnownEvent = Exclude<AgentEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
 
 type PublicOf<C> = { [K in keyof C]: C[K] };
+/** pi's public surface without its `_`-prefixed members (public in TypeScript, internal by pi's convention). */
+type PiApiOf<C> = { [K in keyof C as K extends `_${string}` ? never : K]: C[K] };
 
 export const input = {
   AgentSessionEvent: (x: Pi.AgentSessionEvent): T.AgentSessionEvent => x,
@@ -90,6 +93,8 @@ export const input = {
   PackageSource: (x: Pi.PackageSource): T.PackageSource => x,
   LoadSkillsFromDirOptions: (x: Pi.LoadSkillsFromDirOptions): T.LoadSkillsFromDirOptions => x,
   BashOperations: (x: Pi.BashOperations): T.BashOperations => x,
+  BashSpawnContext: (x: Pi.BashSpawnContext): T.BashSpawnContext => x,
+  BashSpawnHook: (x: Pi.BashSpawnHook): T.BashSpawnHook => x,
   BashToolDetails: (x: Pi.BashToolDetails): T.BashToolDetails => x,
   BashToolInput: (x: Pi.BashToolInput): T.BashToolInput => x,
   BashToolOptions: (x: Pi.BashToolOptions): T.BashToolOptions => x,
@@ -116,9 +121,15 @@ export const input = {
   RpcEventListener: (x: Pi.RpcEventListener): ((event: PiKnownEvent) => void) => x,
   RpcResponse: (x: Pi.RpcResponse): T.RpcResponse => x,
   VisualTruncateResult: (x: Pi.VisualTruncateResult): T.VisualTruncateResult => x,
+  ModelCycleResult: (x: Pi.ModelCycleResult): T.ModelCycleResult => x,
+  ExecOptions: (x: Pi.ExecOptions): T.ExecOptions => x,
+  SlashCommandSource: (x: Pi.SlashCommandSource): T.SlashCommandSource => x,
 };
 
 export const output = {
+  ToolInfo: (x: T.ToolInfo): Pi.ToolInfo => x,
+  ExecResult: (x: T.ExecResult): Pi.ExecResult => x,
+  SlashCommandInfo: (x: T.SlashCommandInfo): Pi.SlashCommandInfo => x,
   RpcSessionState: (x: T.RpcSessionState): Pi.RpcSessionState => x,
   AgentSessionEventListener: (x: T.AgentSessionEventListener): Pi.AgentSessionEventListener => x,
   ContextUsage: (x: T.ContextUsage): Pi.ContextUsage => x,
@@ -137,4 +148,6 @@ export const classes = {
   FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<Pi.FileAuthStorageBackend> => x,
   InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<Pi.InMemoryAuthStorageBackend> => x,
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
+  SessionManager: (x: T.SessionManager): PiApiOf<Pi.SessionManager> => x,
+  SettingsManager: (x: T.SettingsManager): PublicOf<Pi.SettingsManager> => x,
 };

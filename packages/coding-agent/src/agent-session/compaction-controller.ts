@@ -30,6 +30,8 @@ export class CompactionController {
   private readonly staleUsage = new WeakSet<object>();
   private view: { firstKept: AgentMessage; summary: AgentMessage } | undefined;
   private running = false;
+  /** Cancels the compaction in progress only (pi's `abortCompaction`). */
+  private aborter: AbortController | undefined;
 
   constructor(private readonly deps: CompactionControllerDeps) {}
 
@@ -39,6 +41,10 @@ export class CompactionController {
   /** True when a compaction during the current run is not yet reflected in the agent's transcript. */
   get hasView(): boolean {
     return this.view !== undefined;
+  }
+  /** Cancels the compaction in progress, if any: it ends with `compaction_end` (`aborted: true`). */
+  abort(): void {
+    this.aborter?.abort();
   }
   clearView(): void {
     this.view = undefined;
@@ -72,11 +78,14 @@ export class CompactionController {
   async run(
     reason: CompactionReason,
     messages: readonly AgentMessage[],
-    signal: AbortSignal | undefined,
+    runSignal: AbortSignal | undefined,
     willRetry: boolean,
     customInstructions?: string,
   ): Promise<MessageCompactionResult | undefined> {
     const { agent, sessionManager, settingsManager, modelRegistry, emit } = this.deps;
+    const own = new AbortController();
+    this.aborter = own;
+    const signal = runSignal ? AbortSignal.any([runSignal, own.signal]) : own.signal;
     this.running = true;
     await emit({ type: "compaction_start", reason });
     try {
@@ -92,7 +101,7 @@ export class CompactionController {
         model,
         streamFn: agent.streamFn,
         ...(apiKey ? { apiKey } : {}),
-        ...(signal ? { signal } : {}),
+        signal,
         tokensBefore: this.contextTokens(messages),
         ...(previous?.details ? { previousDetails: previous.details } : {}),
         ...(customInstructions ? { customInstructions } : {}),
@@ -117,13 +126,14 @@ export class CompactionController {
         type: "compaction_end",
         reason,
         result: undefined,
-        aborted: signal?.aborted === true,
+        aborted: signal.aborted,
         willRetry: false,
         errorMessage,
       });
       return undefined;
     } finally {
       this.running = false;
+      this.aborter = undefined;
     }
   }
 }

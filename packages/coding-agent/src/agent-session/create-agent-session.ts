@@ -14,7 +14,7 @@ import { ModelRegistry } from "../models/model-registry.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
 import { SessionManager } from "../session/session-manager.js";
 import { SettingsManager } from "../settings/settings-manager.js";
-import { AgentSession } from "./agent-session.js";
+import { AgentSession, type ScopedModel } from "./agent-session.js";
 import { resolveSessionTools } from "./session-tools.js";
 
 export interface CreateAgentSessionOptions {
@@ -40,8 +40,8 @@ export interface CreateAgentSessionOptions {
    * system prompt when `systemPrompt` is not given, and its extensions' tools and hooks join the session.
    */
   resourceLoader?: ResourceLoader;
-  /** Accepted for pi's signature; Tiller has no model cycling list yet. */
-  scopedModels?: Array<{ model: Model<Api>; thinkingLevel?: ThinkingLevel }>;
+  /** Models `session.cycleModel()` goes through (pi's `--models`); default: every model with configured auth. */
+  scopedModels?: ScopedModel[];
   systemPrompt?: string;
   /** Default: a new persisted session of `cwd` under the home (or settings' `sessionDir`). */
   sessionManager?: SessionManager;
@@ -121,7 +121,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
   const requested = options.thinkingLevel ?? restoredLevel ?? settingsManager.get().defaultThinkingLevel ?? "medium";
   const thinkingLevel = clampThinkingLevel(model, requested) as ThinkingLevel;
   const settings = settingsManager.get();
-  const { tools, systemPrompt, bind } = resolveSessionTools(options, cwd);
+  const { tools, registry, systemPrompt, systemPromptFor, bind } = resolveSessionTools(options, cwd);
 
   const agent = new Agent({
     initialState: {
@@ -145,7 +145,11 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
     settingsManager,
     modelRegistry,
     requireAuth: options.streamFn === undefined,
+    ...(options.resourceLoader ? { resourceLoader: options.resourceLoader } : {}),
+    toolRegistry: registry,
+    ...(systemPromptFor ? { systemPromptFor } : {}),
   });
+  if (options.scopedModels) session.setScopedModels(options.scopedModels);
   await bind?.(session);
   return fallback ? { session, modelFallbackMessage: fallback } : { session };
 }

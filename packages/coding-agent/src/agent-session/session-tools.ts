@@ -7,11 +7,13 @@ import type { AgentTool } from "@tiller/agent";
 import { wireExtensions } from "../cli/session-setup.js";
 import { buildSystemPrompt } from "../context/system-prompt.js";
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
+import { localExtensionSource } from "../extensions/source-info.js";
 import { type ToolDefinition, wrapToolDefinition } from "../extensions/tool-definition.js";
 import type { ExtensionContext } from "../extensions/types.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
 import { createAllTools } from "../tools/index.js";
 import type { AgentSession } from "./agent-session.js";
+import { builtinToolSource, SessionToolRegistry, sdkToolSource } from "./tool-registry.js";
 
 export interface SessionToolOptions {
   // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
@@ -24,13 +26,18 @@ export interface SessionToolOptions {
 
 export interface SessionTools {
   tools: AgentTool[];
+  /** `tools` with their definitions and sources (pi's `getAllTools`). */
+  registry: SessionToolRegistry;
   systemPrompt: string | undefined;
+  /** The system prompt for another tool set, when the prompt was built from the resource loader. */
+  systemPromptFor?: (tools: readonly AgentTool[]) => string;
   /** Wires the resource loader's extensions into the created session. */
   bind?: (session: AgentSession) => Promise<void>;
 }
 
 export function resolveSessionTools(options: SessionToolOptions, cwd: string): SessionTools {
-  if (options.noTools === "all") return { tools: [], systemPrompt: options.systemPrompt };
+  const registry = new SessionToolRegistry();
+  if (options.noTools === "all") return { tools: [], registry, systemPrompt: options.systemPrompt };
   const loader = options.resourceLoader;
   const runner = loader?.getExtensions().runner;
   const tools: AgentTool[] = [];
@@ -38,6 +45,7 @@ export function resolveSessionTools(options: SessionToolOptions, cwd: string): S
   for (const t of options.tools ?? []) {
     if (typeof t !== "string") {
       tools.push(t as AgentTool);
+      registry.add(t as AgentTool);
       continue;
     }
     if (options.noTools === "builtin") continue;
@@ -45,30 +53,47 @@ export function resolveSessionTools(options: SessionToolOptions, cwd: string): S
     const tool = builtins[t];
     if (!tool) throw new Error(`unknown tool "${t}" (built-in tools: ${Object.keys(builtins).join(", ")})`);
     tools.push(tool as AgentTool);
+    registry.add(tool as AgentTool, builtinToolSource(t));
   }
+  // Like pi, every built-in tool can be switched on by name once the session names any of them.
+  for (const [name, tool] of Object.entries(builtins ?? {}))
+    if (!registry.definition(name)) registry.add(tool as AgentTool, builtinToolSource(name));
   const fallback: ExtensionContext = { cwd, hasUI: false, notify: () => {}, abort: () => {}, isIdle: () => true };
   const context = () => runner?.createContext() ?? fallback;
-  for (const def of options.customTools ?? []) tools.push(wrapToolDefinition(def, context) as AgentTool);
+  for (const def of options.customTools ?? []) {
+    const tool = wrapToolDefinition(def, context) as AgentTool;
+    tools.push(tool);
+    registry.add(tool, sdkToolSource(def.name), def as ToolDefinition);
+  }
   for (const t of runner?.getTools() ?? []) if (!tools.some((x) => x.name === t.name)) tools.push(t);
+  for (const ext of runner?.extensions ?? []) {
+    const source = localExtensionSource(ext.path);
+    for (const t of ext.tools) if (tools.includes(t)) registry.add(t, source);
+  }
 
   let systemPrompt = options.systemPrompt;
+  let systemPromptFor: ((tools: readonly AgentTool[]) => string) | undefined;
   if (systemPrompt === undefined && loader) {
     const base = loader.getSystemPrompt();
     const append = loader.getAppendSystemPrompt();
-    systemPrompt = buildSystemPrompt({
-      cwd,
-      tools,
-      contextFiles: loader.getAgentsFiles().agentsFiles,
-      skills: loader.getSkills().skills,
-      ...(base !== undefined ? { systemPrompt: base } : {}),
-      ...(append.length > 0 ? { appendSystemPrompt: append.join("\n\n") } : {}),
-    });
+    systemPromptFor = (active) =>
+      buildSystemPrompt({
+        cwd,
+        tools: active,
+        contextFiles: loader.getAgentsFiles().agentsFiles,
+        skills: loader.getSkills().skills,
+        ...(base !== undefined ? { systemPrompt: base } : {}),
+        ...(append.length > 0 ? { appendSystemPrompt: append.join("\n\n") } : {}),
+      });
+    systemPrompt = systemPromptFor(tools);
   }
-  if (!loader || !runner) return { tools, systemPrompt };
+  const prompt = { systemPrompt, ...(systemPromptFor ? { systemPromptFor } : {}) };
+  if (!loader || !runner) return { tools, registry, ...prompt };
   const extensions = loader.getExtensions();
   return {
     tools,
-    systemPrompt,
+    registry,
+    ...prompt,
     bind: async (session) => {
       wireExtensions(session, runner, cwd, { hasUI: false });
       bindExtensionRuntime(extensions.runtime, session, tools);

@@ -8,6 +8,7 @@ import type { AgentMessage, StreamFn } from "@tiller/agent";
 import type { Model } from "@tiller/ai";
 import { summarize } from "../compaction/summarize.js";
 import type { SessionManager } from "../session/session-manager.js";
+import type { BranchSummaryEntry } from "../session/types.js";
 import { textOf } from "./user-input.js";
 
 const BRANCH_SUMMARY_PROMPT =
@@ -22,11 +23,37 @@ export function abandonedMessages(sm: SessionManager, leaf: string | null): Agen
   return out;
 }
 
+/** What a move in the tree did (pi's `navigateTree` result). */
+export interface TreeNavigationResult {
+  /** The target's text, when the target was a user (or custom) message: the caller edits and re-sends it. */
+  editorText?: string;
+  /** True when nothing moved: the summary was aborted. */
+  cancelled: boolean;
+  aborted?: boolean;
+  /** The `branch_summary` entry written for the branch left behind. */
+  summaryEntry?: BranchSummaryEntry;
+}
+
+export interface TreeNavigationOptions {
+  summarize?: boolean;
+  /** Added to the summary prompt, or the whole prompt with `replaceInstructions`. */
+  customInstructions?: string;
+  replaceInstructions?: boolean;
+  /** Label set on the summary entry (or on the target, without a summary). */
+  label?: string;
+  model: Model;
+  streamFn: StreamFn;
+  apiKey?: string | undefined;
+  /** Aborting stops the summary; the session then stays where it was. */
+  signal?: AbortSignal;
+}
+
 export async function navigateSessionTree(
   sm: SessionManager,
   targetId: string,
-  options: { summarize?: boolean; model: Model; streamFn: StreamFn; apiKey?: string | undefined },
-): Promise<{ editorText?: string }> {
+  options: TreeNavigationOptions,
+): Promise<TreeNavigationResult> {
+  if (targetId === sm.getLeafId()) return { cancelled: false };
   const target = sm.getEntry(targetId);
   if (!target) throw new Error(`Entry ${targetId} not found`);
   let leaf: string | null = targetId;
@@ -34,17 +61,43 @@ export async function navigateSessionTree(
   if (target.type === "message" && target.message.role === "user") {
     leaf = target.parentId;
     editorText = textOf(target.message.content);
+  } else if (target.type === "custom_message") {
+    leaf = target.parentId;
+    editorText = textOf(target.content);
   }
   const abandoned = abandonedMessages(sm, leaf);
+  let summaryEntry: BranchSummaryEntry | undefined;
   if (options.summarize && abandoned.length > 0) {
-    const summary = await summarize(abandoned, BRANCH_SUMMARY_PROMPT, {
-      model: options.model,
-      streamFn: options.streamFn,
-      maxTokens: 2048,
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-    });
-    sm.branchWithSummary(leaf, summary);
+    const { customInstructions: custom, signal } = options;
+    const replace = options.replaceInstructions === true && custom !== undefined;
+    let summary: string;
+    try {
+      summary = await summarize(
+        abandoned,
+        replace ? custom : BRANCH_SUMMARY_PROMPT,
+        {
+          model: options.model,
+          streamFn: options.streamFn,
+          maxTokens: 2048,
+          ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+          ...(signal ? { signal } : {}),
+        },
+        undefined,
+        replace ? undefined : custom,
+      );
+    } catch (err) {
+      if (signal?.aborted) return { cancelled: true, aborted: true };
+      throw err;
+    }
+    const id = sm.branchWithSummary(leaf, summary);
+    summaryEntry = sm.getEntry(id) as BranchSummaryEntry;
+    if (options.label) sm.appendLabelChange(id, options.label);
   } else if (leaf === null) sm.resetLeaf();
   else sm.branch(leaf);
-  return editorText === undefined ? {} : { editorText };
+  if (options.label && !summaryEntry) sm.appendLabelChange(targetId, options.label);
+  return {
+    ...(editorText === undefined ? {} : { editorText }),
+    cancelled: false,
+    ...(summaryEntry ? { summaryEntry } : {}),
+  };
 }

@@ -23,6 +23,18 @@ function str(cmd: Command, key: string): string {
   return v;
 }
 
+function bool(cmd: Command, key: string): boolean {
+  const v = cmd[key];
+  if (typeof v !== "boolean") throw new RpcError(`"${key}" must be true or false`);
+  return v;
+}
+
+function queueMode(cmd: Command): "all" | "one-at-a-time" {
+  const v = cmd.mode;
+  if (v !== "all" && v !== "one-at-a-time") throw new RpcError(`"mode" must be "all" or "one-at-a-time"`);
+  return v;
+}
+
 const HANDLERS: Record<string, Handler> = {
   steer: (cmd, { session }) => {
     if (!session.isStreaming) throw new RpcError("nothing is running to steer; send a prompt");
@@ -83,6 +95,21 @@ const HANDLERS: Record<string, Handler> = {
     }
     return { level: session.setThinkingLevel(level as ThinkingLevel) };
   },
+  cycle_model: async (_cmd, { session }) => (await session.cycleModel()) ?? null,
+  cycle_thinking_level: (_cmd, { session }) => {
+    const level = session.cycleThinkingLevel();
+    return level ? { level } : null;
+  },
+  set_steering_mode: (cmd, { session }) => session.setSteeringMode(queueMode(cmd)),
+  set_follow_up_mode: (cmd, { session }) => session.setFollowUpMode(queueMode(cmd)),
+  set_auto_compaction: (cmd, { session }) => session.setAutoCompactionEnabled(bool(cmd, "enabled")),
+  set_auto_retry: (cmd, { session }) => session.setAutoRetryEnabled(bool(cmd, "enabled")),
+  abort_retry: (_cmd, { session }) => session.abortRetry(),
+  bash: (cmd, { session }) => session.executeBash(str(cmd, "command")),
+  abort_bash: (_cmd, { session }) => session.abortBash(),
+  export_html: async (cmd, { session }) => ({
+    path: await session.exportToHtml(typeof cmd.outputPath === "string" ? cmd.outputPath : undefined),
+  }),
   compact: async (cmd, { session }) =>
     session.compact(typeof cmd.customInstructions === "string" ? cmd.customInstructions : undefined),
   new_session: async (_cmd, { session, extensions }) => {

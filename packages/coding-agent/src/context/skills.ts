@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { createSyntheticSourceInfo, type SourceInfo } from "../extensions/source-info.js";
+import { escapeMarkup } from "../util/escape-markup.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import { getProjectTillerDir, resolveTillerHome } from "./paths.js";
 
@@ -218,9 +219,7 @@ function readSkill(
 }
 
 /** Escapes text for the XML skill list in the system prompt. */
-function xml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
+const xml = escapeMarkup;
 
 /** The system-prompt section listing skills; empty when there are none. */
 export function formatSkillsForPrompt(all: readonly Skill[]): string {

@@ -8,6 +8,9 @@ import type {
   BeforeToolCallContext,
   BeforeToolCallResult,
 } from "@tiller/agent";
+import { execCommand } from "./exec.js";
+import { localExtensionSource } from "./source-info.js";
+import { asDefinition, type RegisteredTool, type ToolDefinition } from "./tool-definition.js";
 import type {
   ExtensionAPI,
   ExtensionCommand,
@@ -18,6 +21,7 @@ import type {
   ExtensionFactory,
   ExtensionHandler,
   ExtensionResult,
+  ResolvedCommand,
 } from "./types.js";
 
 /** One extension after its factory ran: what it registered. */
@@ -58,6 +62,7 @@ export async function instantiateExtension(
       if (!command || typeof command.handler !== "function") throw new Error(`command "${name}" has no handler`);
       ext.commands.set(clean, command);
     },
+    exec: (command, args, options) => execCommand(command, args, options?.cwd ?? cwd, options),
   };
   try {
     await factory(api);
@@ -106,6 +111,38 @@ export class ExtensionRunner {
     return this.context;
   }
 
+  /** Whether the host has a user interface (the context's `hasUI`). */
+  hasUI(): boolean {
+    return this.context.hasUI;
+  }
+
+  /** Paths of the loaded extensions, in load order. */
+  getExtensionPaths(): string[] {
+    return this.extensions.map((e) => e.path);
+  }
+
+  /**
+   * The extensions' tools with their definitions and sources (pi's registered tools); on a name clash the later
+   * extension's tool, the one `getTools` hands the agent.
+   */
+  getAllRegisteredTools(): RegisteredTool[] {
+    const byName = new Map<string, RegisteredTool>();
+    for (const e of this.extensions) {
+      const sourceInfo = localExtensionSource(e.path);
+      for (const t of e.tools) byName.set(t.name, { definition: asDefinition(t), sourceInfo });
+    }
+    return [...byName.values()];
+  }
+
+  getToolDefinition(name: string): ToolDefinition | undefined {
+    return this.getAllRegisteredTools().find((t) => t.definition.name === name)?.definition;
+  }
+
+  /** Reports `error` to the error listeners (held for the first one when none is attached yet). */
+  emitError(error: ExtensionError): void {
+    this.report(error);
+  }
+
   /** Subscribes to extension errors; errors raised before the first subscription are delivered to it at once. */
   onError(listener: (error: ExtensionError) => void): () => void {
     this.errorListeners.push(listener);
@@ -133,6 +170,21 @@ export class ExtensionRunner {
     const out = new Map<string, ExtensionCommand & { extension: string }>();
     for (const e of this.extensions) for (const [n, c] of e.commands) out.set(n, { ...c, extension: e.path });
     return out;
+  }
+
+  /** Every `/command`, as `getCommands` resolves clashes (the later extension's), with its source. */
+  getRegisteredCommands(): ResolvedCommand[] {
+    return [...this.getCommands()].map(([name, { extension, ...command }]) => ({
+      ...command,
+      name,
+      invocationName: name,
+      sourceInfo: localExtensionSource(extension),
+    }));
+  }
+
+  /** The command `/name` invokes (without the slash), if any. */
+  getCommand(name: string): ResolvedCommand | undefined {
+    return this.getRegisteredCommands().find((c) => c.invocationName === name);
   }
 
   /**

@@ -1,5 +1,7 @@
 /** Where a resource (extension, skill, prompt, tool) came from, as pi reports it. */
 
+import { dirname } from "node:path";
+
 export type SourceScope = "user" | "project" | "temporary";
 export type SourceOrigin = "package" | "top-level";
 
@@ -24,4 +26,9 @@ export function createSyntheticSourceInfo(
     origin: options.origin ?? "top-level",
     ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}),
   };
+}
+
+/** Where a tool or command of the extension file at `path` came from (pi's label for a local extension). */
+export function localExtensionSource(path: string): SourceInfo {
+  return createSyntheticSourceInfo(path, { source: "local", baseDir: dirname(path) });
 }

@@ -46,6 +46,12 @@ export function defineTool<TParams extends TSchema, TDetails = unknown, TState =
   return tool;
 }
 
+/** A definition for a plain AgentTool: the same tool, ignoring the extension context. */
+export function asDefinition(tool: AgentTool): ToolDefinition {
+  const { execute, ...rest } = tool;
+  return { ...rest, execute: (id, params, signal, onUpdate) => execute.call(tool, id, params, signal, onUpdate) };
+}
+
 /** The AgentTool for `definition`: each call gets the context `createContext` returns at that moment. */
 export function wrapToolDefinition<TParams extends TSchema, TDetails>(
   definition: ToolDefinition<TParams, TDetails>,

@@ -6,6 +6,8 @@
 
 import type { AgentEvent, AgentMessage, AgentTool, ApprovalRequest } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
+import type { ExecOptions, ExecResult } from "./exec.js";
+import type { SourceInfo } from "./source-info.js";
 
 /** Why a session (re)started. */
 export type SessionStartReason = "startup" | "new" | "resume" | "fork";
@@ -94,6 +96,8 @@ export interface ExtensionAPI {
   // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
   registerTool(tool: AgentTool<any>): void;
   registerCommand(name: string, command: ExtensionCommand): void;
+  /** Runs a program (no shell) in `options.cwd` or the extension's cwd; see `execCommand`. */
+  exec(command: string, args: string[], options?: ExecOptions): Promise<ExecResult>;
 }
 
 /** The module shape the loader accepts: a default-exported (or module-level) factory. */
@@ -107,6 +111,8 @@ export interface ExtensionError {
   phase: string;
   message: string;
 }
+
+export type { ExecOptions, ExecResult } from "./exec.js";
 
 // ---- pi's names for the event and result shapes above ----
 
@@ -127,5 +133,7 @@ export type AgentEndEvent = ExtensionEventMap["agent_end"];
 export type TurnStartEvent = ExtensionEventMap["turn_start"];
 export type TurnEndEvent = ExtensionEventMap["turn_end"];
 
-/** A `/command` as an extension registered it (pi's name). */
-export type RegisteredCommand = ExtensionCommand & { name: string };
+/** A `/command` as an extension registered it (pi's name), with the extension file it came from. */
+export type RegisteredCommand = ExtensionCommand & { name: string; sourceInfo: SourceInfo };
+/** A registered command with the name that invokes it (pi's; Tiller invokes a command by its own name). */
+export type ResolvedCommand = RegisteredCommand & { invocationName: string };

@@ -63,12 +63,16 @@ export type RpcResponse =
   | { type: "response"; id?: string; command: string; success: true; data?: unknown }
   | { type: "response"; id?: string; command: string; success: false; error: string };
 export type RpcEventListener = (event: AgentEvent) => void;
-export interface RpcSlashCommand {
+/** What defines a slash command: an extension's command, a prompt template, or a skill. */
+export type SlashCommandSource = "extension" | "prompt" | "skill";
+/** A slash command as `get_commands` lists it (pi's `SlashCommandInfo`). */
+export interface SlashCommandInfo {
   name: string;
   description?: string;
-  source: "extension" | "prompt" | "skill";
+  source: SlashCommandSource;
   sourceInfo: SourceInfo;
 }
+export type RpcSlashCommand = SlashCommandInfo;
 
 const DEFAULT_CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", "tiller.js");
 

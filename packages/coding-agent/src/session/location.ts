@@ -2,7 +2,8 @@
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { getSessionDir, getTillerHome } from "../home.js";
-import type { SessionHeader } from "./types.js";
+import { uuidv7 } from "./ids.js";
+import { CURRENT_SESSION_VERSION, type SessionHeader } from "./types.js";
 
 /** Where sessions live: an explicit directory, or the per-cwd directory under a Tiller home. */
 export interface SessionLocationOptions {
@@ -25,4 +26,18 @@ export function sessionDirFor(cwd: string, loc: SessionLocationOptions): string 
 
 export function fileNameFor(header: SessionHeader): string {
   return `${header.timestamp.replace(/[:.]/g, "-")}_${header.id}.jsonl`;
+}
+
+/** The header of a new session of `cwd`, stamped now. */
+export function newSessionHeader(cwd: string, options: { id?: string; parentSession?: string } = {}): SessionHeader {
+  const { id = uuidv7(), parentSession } = options;
+  const timestamp = new Date().toISOString();
+  return {
+    type: "session",
+    version: CURRENT_SESSION_VERSION,
+    id,
+    timestamp,
+    cwd,
+    ...(parentSession ? { parentSession } : {}),
+  };
 }

@@ -11,17 +11,17 @@
  * - Reading streams the file (see `reader.ts`); a torn last line is skipped with a warning and fenced off by a
  *   newline before the next append.
  */
-import { renameSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { AgentMessage } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
 import { getTillerHome } from "../home.js";
 import { buildSessionContext, buildTree, pathToRoot } from "./context.js";
-import { newEntryId, uuidv7 } from "./ids.js";
+import { newEntryId } from "./ids.js";
 import { type ListOptions, listAllSessions, listSessions } from "./list.js";
-import { asLocation, fileNameFor, type SessionLocationOptions, sessionDirFor } from "./location.js";
+import { asLocation, fileNameFor, newSessionHeader, type SessionLocationOptions, sessionDirFor } from "./location.js";
 import { migrate } from "./migrate.js";
-import { forgetSessionFile, readSessionFile, rememberSessionFile } from "./reader.js";
+import { forgetSessionFile, type ParsedSessionFile, readSessionFile, rememberSessionFile } from "./reader.js";
 import {
   CURRENT_SESSION_VERSION,
   type FileEntry,
@@ -98,17 +98,7 @@ export class SessionManager {
     );
     if (!sm.readOnly) sm.writer = acquireSessionWriter(file);
     try {
-      sm.file = file;
-      sm.header = parsed.header;
-      sm.entries = parsed.entries;
-      for (const w of parsed.warnings) sm.warn(w);
-      if (migrate(sm.header, sm.entries)) {
-        if (sm.readOnly)
-          sm.warn(`${file}: session format v${parsed.header.version ?? 1} read as v3 (not rewritten: read-only)`);
-        // A writer shared with another manager of this process: the file was opened (and migrated) before.
-        else if (sm.writer?.holders === 1) sm.rewriteFile();
-      }
-      sm.reindex();
+      sm.load(file, parsed);
     } catch (err) {
       sm.close();
       throw err;
@@ -158,15 +148,7 @@ export class SessionManager {
   /** Starts a fresh session (new id, new file in the same directory). Returns the new file path. */
   newSession(options: { id?: string; parentSession?: string } = {}): string | undefined {
     this.closeFile();
-    const timestamp = new Date().toISOString();
-    this.header = {
-      type: "session",
-      version: CURRENT_SESSION_VERSION,
-      id: options.id ?? uuidv7(),
-      timestamp,
-      cwd: this.cwd,
-      ...(options.parentSession ? { parentSession: options.parentSession } : {}),
-    };
+    this.header = newSessionHeader(this.cwd, options);
     this.entries = [];
     this.unwritten = [];
     this.reindex();
@@ -175,6 +157,27 @@ export class SessionManager {
       this.writer = acquireSessionWriter(this.file);
     }
     return this.file;
+  }
+
+  /**
+   * Switches to the session at `path` (pi's resume): an existing file is read and appended to, a missing one starts
+   * a fresh session written there on first append. An unreadable or locked file throws before anything changes.
+   */
+  setSessionFile(path: string): void {
+    const file = resolve(path);
+    const parsed = existsSync(file) ? readSessionFile(file) : undefined;
+    // Taken before this manager lets its current file go, so switching to the file it holds keeps the lock.
+    const writer = this.readOnly || !this.sessionDir ? undefined : acquireSessionWriter(file);
+    this.closeFile();
+    this.writer = writer;
+    this.unwritten = [];
+    if (parsed) this.load(file, parsed);
+    else {
+      this.file = file;
+      this.header = newSessionHeader(this.cwd);
+      this.entries = [];
+      this.reindex();
+    }
   }
 
   /** Flushes written entries to stable storage. */
@@ -409,6 +412,21 @@ export class SessionManager {
   }
 
   // ---- internals ----
+
+  /** Makes a parsed file this manager's session, migrated (and rewritten when this manager alone writes it). */
+  private load(file: string, parsed: ParsedSessionFile): void {
+    this.file = file;
+    this.header = parsed.header;
+    this.entries = parsed.entries;
+    for (const w of parsed.warnings) this.warn(w);
+    if (migrate(this.header, this.entries)) {
+      if (this.readOnly)
+        this.warn(`${file}: session format v${parsed.header.version ?? 1} read as v3 (not rewritten: read-only)`);
+      // A writer shared with another manager of this process: the file was opened (and migrated) before.
+      else if (this.writer?.holders === 1) this.rewriteFile();
+    }
+    this.reindex();
+  }
 
   private write(line: string): void {
     if (!this.file || !this.sessionDir) return;

@@ -148,6 +148,19 @@ export function mergeSettings(base: Record<string, unknown>, over: Record<string
   return out;
 }
 
+/** Token budgets per thinking level for providers that take a budget (pi's `thinkingBudgets`). */
+export interface ThinkingBudgetsSettings {
+  minimal?: number;
+  low?: number;
+  medium?: number;
+  high?: number;
+}
+
+/** One-time warnings the user has dismissed (pi's `warnings`). */
+export interface WarningSettings {
+  anthropicExtraUsage?: boolean;
+}
+
 /** pi's image settings (Tiller passes images through unchanged; the keys are accepted and kept). */
 export interface ImageSettings {
   autoResize?: boolean;

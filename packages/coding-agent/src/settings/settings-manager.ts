@@ -1,60 +1,16 @@
 /**
- * `SettingsManager`: global `$TILLER_HOME/settings.json` merged under the project's `.tiller/settings.json`, over
- * the defaults. A file that is missing is empty; a file that does not parse, or a key of the wrong type, is
- * reported in `errors` (naming the file and key) and ignored, so a typo never stops the agent. Writes go to the
- * global file, validated first.
+ * `SettingsManager`: pi's settings API over the settings files (settings-files.ts: global under the project, over
+ * the defaults, validated). The agent's settings are here; the terminal UI's are in ui-settings.ts.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import type { Transport } from "@tiller/ai";
 import { getTillerHome, getTillerPaths } from "../home.js";
-import { DEFAULT_SETTINGS, mergeSettings, type PackageSource, type Settings, validateSettings } from "./schema.js";
+import type { PackageSource, Settings, ThinkingBudgetsSettings, WarningSettings } from "./schema.js";
+import { UiSettings } from "./ui-settings.js";
 
-export class SettingsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SettingsError";
-  }
-}
+export { SettingsError } from "./settings-files.js";
 
-function readJsonFile(path: string, errors: string[]): Record<string, unknown> {
-  if (!existsSync(path)) return {};
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    errors.push(`${path}: cannot read (${(err as Error).message})`);
-    return {};
-  }
-  if (text.trim() === "") return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    errors.push(`${path}: invalid JSON (${(err as Error).message})`);
-    return {};
-  }
-  const { value, errors: problems } = validateSettings(raw);
-  for (const p of problems) errors.push(`${path}: ${p}`);
-  return value;
-}
-
-export class SettingsManager {
-  private settings: Settings = DEFAULT_SETTINGS;
-  private global: Record<string, unknown> = {};
-  private project: Record<string, unknown> = {};
-  /** Problems found while loading, one per file/key. */
-  errors: string[] = [];
-
-  private constructor(
-    readonly globalPath: string | undefined,
-    readonly projectPath: string | undefined,
-    overrides: Record<string, unknown> = {},
-  ) {
-    this.overrides = overrides;
-    this.reload();
-  }
-  private overrides: Record<string, unknown>;
-
+export class SettingsManager extends UiSettings {
   /** Global settings of `home` merged with `<cwd>/.tiller/settings.json`. */
   static create(cwd: string = process.cwd(), home: string = getTillerHome()): SettingsManager {
     return new SettingsManager(getTillerPaths(home).settings, join(cwd, ".tiller", "settings.json"));
@@ -63,81 +19,6 @@ export class SettingsManager {
   /** Settings that touch no file (tests, embedding). */
   static inMemory(settings: Partial<Settings> = {}): SettingsManager {
     return new SettingsManager(undefined, undefined, settings as Record<string, unknown>);
-  }
-
-  /** Re-reads both files. */
-  reload(): void {
-    const errors: string[] = [];
-    this.global = this.globalPath ? readJsonFile(this.globalPath, errors) : {};
-    this.project = this.projectPath ? readJsonFile(this.projectPath, errors) : {};
-    const { value: overrides, errors: overrideErrors } = validateSettings(this.overrides);
-    for (const e of overrideErrors) errors.push(`settings: ${e}`);
-    this.errors = errors;
-    this.settings = mergeSettings(
-      mergeSettings(mergeSettings(DEFAULT_SETTINGS as Record<string, unknown>, this.global), this.project),
-      overrides,
-    ) as Settings;
-  }
-
-  /** The merged settings (defaults < global < project < in-memory overrides). */
-  get(): Settings {
-    return this.settings;
-  }
-
-  /**
-   * Sets top-level `key` in the global file (or in memory for `inMemory`). Throws `SettingsError` naming the key
-   * when the value is invalid; the file is then left untouched.
-   */
-  set(key: string, value: unknown): void {
-    const { errors } = validateSettings({ [key]: value });
-    if (errors.length > 0) throw new SettingsError(errors.join("; "));
-    if (!this.globalPath) {
-      this.overrides = mergeSettings(this.overrides, { [key]: value });
-      this.reload();
-      return;
-    }
-    const errs: string[] = [];
-    const current = readJsonFile(this.globalPath, errs);
-    const next = { ...current, [key]: value };
-    mkdirSync(dirname(this.globalPath), { recursive: true });
-    const tmp = `${this.globalPath}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`);
-    renameSync(tmp, this.globalPath);
-    this.reload();
-  }
-  // ---- pi's accessors (SettingsManager of pi-coding-agent 0.73), over get() and set() ----
-
-  /** The global file's settings as written (validated, without defaults). */
-  getGlobalSettings(): Partial<Settings> {
-    return { ...this.global };
-  }
-  /** The project file's settings as written (validated, without defaults). */
-  getProjectSettings(): Partial<Settings> {
-    return { ...this.project };
-  }
-  /** Merges `overrides` over both files for this process only (never written). */
-  applyOverrides(overrides: Partial<Settings>): void {
-    this.overrides = mergeSettings(this.overrides, overrides as Record<string, unknown>);
-    this.reload();
-  }
-  /** Writes are synchronous here: nothing is pending. */
-  async flush(): Promise<void> {}
-  /** Returns and clears the problems found while loading. */
-  drainErrors(): SettingsError[] {
-    const out = this.errors.map((m) => new SettingsError(m));
-    this.errors = [];
-    return out;
-  }
-
-  /** Sets `key.field` in the global file, keeping the object's other fields as written there. */
-  private setField(key: string, field: string, value: unknown): void {
-    const current = this.globalPath ? this.global[key] : this.overrides[key];
-    const base = current && typeof current === "object" && !Array.isArray(current) ? current : {};
-    this.set(key, { ...(base as Record<string, unknown>), [field]: value });
-  }
-  private list(key: string): string[] {
-    const v = this.settings[key];
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
   }
 
   getSessionDir(): string | undefined {
@@ -210,6 +91,14 @@ export class SettingsManager {
   setShellPath(path: string | undefined): void {
     this.set("shellPath", path);
   }
+  /** Prepended (with a newline) to every command the user runs through `AgentSession.executeBash`. */
+  getShellCommandPrefix(): string | undefined {
+    const v = this.settings.shellCommandPrefix;
+    return typeof v === "string" ? v : undefined;
+  }
+  setShellCommandPrefix(prefix: string | undefined): void {
+    this.set("shellCommandPrefix", prefix);
+  }
   getPackages(): PackageSource[] {
     const v = this.settings.packages;
     return Array.isArray(v) ? (v as PackageSource[]) : [];
@@ -234,5 +123,83 @@ export class SettingsManager {
   }
   setPromptTemplatePaths(paths: string[]): void {
     this.set("prompts", paths);
+  }
+
+  setProjectPackages(packages: PackageSource[]): void {
+    this.setProject("packages", packages);
+  }
+  setProjectExtensionPaths(paths: string[]): void {
+    this.setProject("extensions", paths);
+  }
+  setProjectSkillPaths(paths: string[]): void {
+    this.setProject("skills", paths);
+  }
+  setProjectPromptTemplatePaths(paths: string[]): void {
+    this.setProject("prompts", paths);
+  }
+  /** Model patterns `--models` would give (pi's scoped models); undefined when not set. */
+  getEnabledModels(): string[] | undefined {
+    return Array.isArray(this.settings.enabledModels) ? this.list("enabledModels") : undefined;
+  }
+  setEnabledModels(patterns: string[] | undefined): void {
+    this.set("enabledModels", patterns);
+  }
+  getEnableSkillCommands(): boolean {
+    return this.flag(true, "enableSkillCommands");
+  }
+  setEnableSkillCommands(enabled: boolean): void {
+    this.set("enableSkillCommands", enabled);
+  }
+  /** Stored for pi's settings file; Tiller sends no install telemetry either way. */
+  getEnableInstallTelemetry(): boolean {
+    return this.flag(true, "enableInstallTelemetry");
+  }
+  setEnableInstallTelemetry(enabled: boolean): void {
+    this.set("enableInstallTelemetry", enabled);
+  }
+  /** The npm command (argv) for package installs; undefined: `npm`. */
+  getNpmCommand(): string[] | undefined {
+    return Array.isArray(this.settings.npmCommand) ? this.list("npmCommand") : undefined;
+  }
+  setNpmCommand(command: string[] | undefined): void {
+    this.set("npmCommand", command ? [...command] : undefined);
+  }
+  getTransport(): Transport {
+    const v = this.text("transport");
+    return v === "sse" || v === "websocket" || v === "websocket-cached" ? v : "auto";
+  }
+  setTransport(transport: Transport): void {
+    this.set("transport", transport);
+  }
+  getThinkingBudgets(): ThinkingBudgetsSettings | undefined {
+    const v = this.pick("thinkingBudgets");
+    return v && typeof v === "object" && !Array.isArray(v) ? { ...(v as ThinkingBudgetsSettings) } : undefined;
+  }
+  getWarnings(): WarningSettings {
+    const v = this.pick("warnings");
+    return v && typeof v === "object" && !Array.isArray(v) ? { ...(v as WarningSettings) } : {};
+  }
+  setWarnings(warnings: WarningSettings): void {
+    this.set("warnings", { ...warnings });
+  }
+  /** Branch summaries (tree navigation): tokens kept free for the answer, and whether to skip the prompt. */
+  getBranchSummarySettings(): { reserveTokens: number; skipPrompt: boolean } {
+    return {
+      reserveTokens: this.int(16384, "branchSummary", "reserveTokens"),
+      skipPrompt: this.getBranchSummarySkipPrompt(),
+    };
+  }
+  getBranchSummarySkipPrompt(): boolean {
+    return this.flag(false, "branchSummary", "skipPrompt");
+  }
+  /** The provider client's own timeout and retries (`retry.provider`), below the session's retry. */
+  getProviderRetrySettings(): { timeoutMs?: number; maxRetries?: number; maxRetryDelayMs: number } {
+    const timeoutMs = this.pick("retry", "provider", "timeoutMs");
+    const maxRetries = this.pick("retry", "provider", "maxRetries");
+    return {
+      ...(typeof timeoutMs === "number" ? { timeoutMs } : {}),
+      ...(typeof maxRetries === "number" ? { maxRetries } : {}),
+      maxRetryDelayMs: this.int(60_000, "retry", "provider", "maxRetryDelayMs"),
+    };
   }
 }

@@ -38,8 +38,19 @@ export interface BashOperations {
   ) => Promise<{ exitCode: number | null; signal?: NodeJS.Signals | null }>;
 }
 
+/** What a command is about to run as: the hook of `BashToolOptions.spawnHook` may rewrite any of it. */
+export interface BashSpawnContext {
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+/** Rewrites a command before it runs (pi's `spawnHook`): wrap it, move it, change its environment. */
+export type BashSpawnHook = (context: BashSpawnContext) => BashSpawnContext;
+
 export interface BashToolOptions {
   operations?: BashOperations;
+  /** Called before each command with the command (prefix included), cwd and environment; runs what it returns. */
+  spawnHook?: BashSpawnHook;
   /** Shell binary; defaults to bash, else sh. */
   shellPath?: string;
   /** Prepended to every command (e.g. `source .envrc`). */
@@ -124,7 +135,10 @@ export function createBashTool(
       if (typeof params.command !== "string" || params.command.trim() === "") throw new Error("command is empty");
       if (signal?.aborted) throw new Error("Command aborted");
       const timeoutSec = params.timeout ?? options.defaultTimeoutSec;
-      const command = options.commandPrefix ? `${options.commandPrefix}\n${params.command}` : params.command;
+      const prefixed = options.commandPrefix ? `${options.commandPrefix}\n${params.command}` : params.command;
+      const spawn = options.spawnHook
+        ? options.spawnHook({ command: prefixed, cwd, env: { ...process.env, ...options.env } })
+        : { command: prefixed, cwd, env: options.env };
       const sink = new OutputSink({
         maxLines: options.maxLines,
         maxBytes: options.maxBytes,
@@ -166,7 +180,7 @@ export function createBashTool(
 
       let exit: { exitCode: number | null; signal?: NodeJS.Signals | null };
       try {
-        exit = await ops.exec(command, cwd, { onData, signal: controller.signal, env: options.env });
+        exit = await ops.exec(spawn.command, spawn.cwd, { onData, signal: controller.signal, env: spawn.env });
       } finally {
         if (timer) clearTimeout(timer);
         if (updateTimer) clearTimeout(updateTimer);
