@@ -32,6 +32,7 @@ import { makeSnapshot, type StateOwner, Transcript } from "./agent-state.js";
 import { ApprovalBroker, type ResolveApprovalOptions } from "./approvals.js";
 import { defaultStreamFn } from "./default-stream.js";
 import { EventBus, type Subscription } from "./event-bus.js";
+import { liveLoopConfig } from "./live-loop-config.js";
 import { checkResumable } from "./resume.js";
 import type {
   AgentContext,
@@ -386,54 +387,19 @@ export class Agent implements StateOwner {
     };
   }
 
-  /**
-   * Loop configuration whose fields read the agent live, so mode and hook changes apply during a run. Stream
-   * options come from `getStreamOptions` (a small plain object per LLM call).
-   */
+  /** The run's loop configuration: it reads this agent live (see live-loop-config.ts). */
   #loopConfig(): AgentLoopConfig {
-    const agent = this;
-    return {
-      get model() {
-        return agent.#model;
+    return liveLoopConfig(this, {
+      model: () => this.#model,
+      thinkingLevel: () => this.#thinkingLevel,
+      approvals: this.#approvals,
+      drainSteering: () => this.#steering.drain(),
+      drainFollowUps: () => this.#followUps.drain(),
+      watchSteering: (notify) => {
+        this.#steerWatchers.add(notify);
+        return () => this.#steerWatchers.delete(notify);
       },
-      get toolExecution() {
-        return agent.toolExecution;
-      },
-      get steeringDelivery() {
-        return agent.steeringDelivery;
-      },
-      get beforeToolCall() {
-        return agent.beforeToolCall;
-      },
-      get afterToolCall() {
-        return agent.afterToolCall;
-      },
-      get transformContext() {
-        return agent.transformContext;
-      },
-      get getApiKey() {
-        return agent.getApiKey;
-      },
-      get convertToLlm() {
-        return agent.convertToLlm;
-      },
-      getStreamOptions: () => ({
-        reasoning: agent.#thinkingLevel === "off" ? undefined : agent.#thinkingLevel,
-        sessionId: agent.sessionId,
-        onPayload: agent.onPayload,
-        onResponse: agent.onResponse,
-        transport: agent.transport,
-        thinkingBudgets: agent.thinkingBudgets,
-        maxRetryDelayMs: agent.maxRetryDelayMs,
-      }),
-      approvals: agent.#approvals,
-      getSteeringMessages: () => agent.#steering.drain(),
-      getFollowUpMessages: () => agent.#followUps.drain(),
-      onSteeringQueued: (notify) => {
-        agent.#steerWatchers.add(notify);
-        return () => agent.#steerWatchers.delete(notify);
-      },
-    };
+    });
   }
 
   async #lifecycle(body: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
