@@ -124,6 +124,20 @@ export const input = {
   ModelCycleResult: (x: Pi.ModelCycleResult): T.ModelCycleResult => x,
   ExecOptions: (x: Pi.ExecOptions): T.ExecOptions => x,
   SlashCommandSource: (x: Pi.SlashCommandSource): T.SlashCommandSource => x,
+  // Terminal UI (src/cli/tui/pi/).
+  AppKeybinding: (x: Pi.AppKeybinding): T.AppKeybinding => x,
+  AutocompleteProviderFactory: (x: Pi.AutocompleteProviderFactory): T.AutocompleteProviderFactory => x,
+  InteractiveModeOptions: (x: Pi.InteractiveModeOptions): T.InteractiveModeOptions => x,
+  KeybindingsManager: (x: Pi.KeybindingsManager): T.KeybindingsManager => x,
+  MessageRenderer: (x: Pi.MessageRenderer): T.MessageRenderer => x,
+  ReadonlyFooterDataProvider: (x: Pi.ReadonlyFooterDataProvider): T.ReadonlyFooterDataProvider => x,
+  RenderDiffOptions: (x: Pi.RenderDiffOptions): T.RenderDiffOptions => x,
+  SettingsCallbacks: (x: Pi.SettingsCallbacks): T.SettingsCallbacks => x,
+  SettingsConfig: (x: Pi.SettingsConfig): T.SettingsConfig => x,
+  TerminalInputHandler: (x: Pi.TerminalInputHandler): T.TerminalInputHandler => x,
+  ThemeColor: (x: Pi.ThemeColor): T.ThemeColor => x,
+  ToolExecutionOptions: (x: Pi.ToolExecutionOptions): T.ToolExecutionOptions => x,
+  WorkingIndicatorOptions: (x: Pi.WorkingIndicatorOptions): T.WorkingIndicatorOptions => x,
 };
 
 export const output = {
@@ -141,6 +155,11 @@ export const output = {
   Skill: (x: T.Skill): Pi.Skill => x,
   FindToolDetails: (x: T.FindToolDetails): Pi.FindToolDetails => x,
   GrepToolDetails: (x: T.GrepToolDetails): Pi.GrepToolDetails => x,
+  // Terminal UI: options Tiller hands to pi-typed renderers.
+  MessageRenderOptions: (x: T.MessageRenderOptions): Pi.MessageRenderOptions => x,
+  ToolRenderResultOptions: (x: T.ToolRenderResultOptions): Pi.ToolRenderResultOptions => x,
+  ThemeColorOut: (x: T.ThemeColor): Pi.ThemeColor => x,
+  AppKeybindingOut: (x: T.AppKeybinding): Pi.AppKeybinding => x,
 };
 
 /** Classes: a Tiller instance offers every public member of pi's with a compatible type. */
@@ -150,4 +169,6 @@ export const classes = {
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
   SessionManager: (x: T.SessionManager): PiApiOf<Pi.SessionManager> => x,
   SettingsManager: (x: T.SettingsManager): PublicOf<Pi.SettingsManager> => x,
+  Theme: (x: T.Theme): PublicOf<Pi.Theme> => x,
+  KeybindingsManagerOut: (x: T.KeybindingsManager): PublicOf<Pi.KeybindingsManager> => x,
 };
