@@ -16,35 +16,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..", "..");
 
 /** pi's terminal-UI runtime exports: they come with the TUI issue, not with the SDK drop-in. */
-export const PENDING_TUI_EXPORTS: readonly string[] = [
-  "ArminComponent",
-  "AssistantMessageComponent",
-  "BashExecutionComponent",
-  "BorderedLoader",
-  "BranchSummaryMessageComponent",
-  "CompactionSummaryMessageComponent",
-  "CustomEditor",
-  "CustomMessageComponent",
-  "DynamicBorder",
-  "ExtensionEditorComponent",
-  "ExtensionInputComponent",
-  "ExtensionSelectorComponent",
-  "FooterComponent",
-  "InteractiveMode",
-  "LoginDialogComponent",
-  "ModelSelectorComponent",
-  "OAuthSelectorComponent",
-  "SessionSelectorComponent",
-  "SettingsSelectorComponent",
-  "ShowImagesSelectorComponent",
-  "SkillInvocationMessageComponent",
-  "ThemeSelectorComponent",
-  "ThinkingSelectorComponent",
-  "ToolExecutionComponent",
-  "TreeSelectorComponent",
-  "UserMessageComponent",
-  "UserMessageSelectorComponent",
-];
+export const PENDING_TUI_EXPORTS: readonly string[] = [];
 
 /** pi types without a Tiller type that a pi-typed program could use in their place yet, and why. */
 export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
@@ -122,6 +94,13 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
     "23 of pi's members are not there yet: UI and command contexts, flags, shortcuts, renderers, and pi's emit* hooks (Tiller's runner has its own agentHooks)",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
+  FooterComponent: "setSession takes an AgentSession (pending above)",
+  SessionSelectorComponent:
+    "getSessionList() returns pi's SessionList, a class with private fields no other class can match: Tiller's list is its Selector",
+  TreeSelectorComponent:
+    "getTreeList() returns pi's TreeList, a class with private fields no other class can match: Tiller's list is its Selector",
+  UserMessageSelectorComponent:
+    "getMessageList() returns pi's UserMessageList, a class with private fields no other class can match: Tiller's list is its Selector",
 };
 
 /** Type names exported by pi's index (from its declaration file: types do not exist at runtime). */
@@ -183,5 +162,6 @@ describe("pi-coding-agent 0.73.1 exports", () => {
     );
     expect(`${res.stdout}${res.stderr}`).toBe("");
     expect(res.status).toBe(0);
-  });
+    // tsc over both packages' declarations: slow on a loaded machine.
+  }, 180_000);
 });
