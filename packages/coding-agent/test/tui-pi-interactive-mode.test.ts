@@ -23,13 +23,12 @@ let ui: TuiSession;
 beforeAll(() => {
   if (!hasTmux) return;
   fx = makeFixture(undefined, "tiller-pi-mode-");
-  ui = startTui(fx, "tiller-pi-mode", ["hello from pi"], [
-    process.execPath,
-    "--conditions=tiller-source",
-    "--import",
-    TSX,
-    CHILD,
-  ]);
+  ui = startTui(
+    fx,
+    "tiller-pi-mode",
+    ["hello from pi"],
+    [process.execPath, "--conditions=tiller-source", "--import", TSX, CHILD],
+  );
 });
 
 afterAll(() => {
@@ -54,7 +53,10 @@ describe("InteractiveMode (pi's SDK entry to the terminal UI)", () => {
       keys("what next");
       keys("Enter");
       await waitFor(
-        (s) => s.includes("you › what next") && (s.match(/\[offline model\]/g) ?? []).length >= 2 && s.includes("Enter send"),
+        (s) =>
+          s.includes("you › what next") &&
+          (s.match(/\[offline model\]/g) ?? []).length >= 2 &&
+          s.includes("Enter send"),
         "the typed prompt answered",
       );
 
