@@ -28,9 +28,15 @@ export class InteractiveMode {
     const runtime = this.runtimeHost;
     const theme = (runtime.services.settingsManager.get() as { theme?: unknown }).theme;
     initTheme(typeof theme === "string" ? theme : undefined);
-    setKeybindings(KeybindingsManager.create(runtime.services.agentDir));
     const o = this.options;
     const notices: Array<{ message: string; level: "info" | "warning" | "error" }> = [];
+    try {
+      setKeybindings(KeybindingsManager.create(runtime.services.agentDir));
+    } catch (err) {
+      // A bad keybindings.json should not keep the UI from starting: say so and use the default keys.
+      setKeybindings(new KeybindingsManager());
+      notices.push({ message: `${err instanceof Error ? err.message : String(err)}; using the default keys`, level: "warning" });
+    }
     if (o.migratedProviders?.length) {
       notices.push({ message: `credentials moved to auth.json: ${o.migratedProviders.join(", ")}`, level: "warning" });
     }
