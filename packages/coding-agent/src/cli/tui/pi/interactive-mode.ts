@@ -35,7 +35,10 @@ export class InteractiveMode {
     } catch (err) {
       // A bad keybindings.json should not keep the UI from starting: say so and use the default keys.
       setKeybindings(new KeybindingsManager());
-      notices.push({ message: `${err instanceof Error ? err.message : String(err)}; using the default keys`, level: "warning" });
+      notices.push({
+        message: `${err instanceof Error ? err.message : String(err)}; using the default keys`,
+        level: "warning",
+      });
     }
     if (o.migratedProviders?.length) {
       notices.push({ message: `credentials moved to auth.json: ${o.migratedProviders.join(", ")}`, level: "warning" });
