@@ -1,7 +1,7 @@
 /**
  * pi's `InteractiveMode` on Tiller's terminal UI, driven in a real terminal (tmux): a program builds an SDK
  * runtime and runs `new InteractiveMode(runtime, { initialMessage }).run()`; the initial message is answered
- * (offline model), a typed prompt is answered, Ctrl+D quits, `run()` resolves and the session file holds both
+ * (offline model), a line is taken by `getUserInput()` instead of the agent, a typed prompt is answered, Ctrl+D quits, `run()` resolves and the session file holds both
  * turns.
  */
 import { readFileSync } from "node:fs";
@@ -50,6 +50,14 @@ describe("InteractiveMode (pi's SDK entry to the terminal UI)", () => {
       // The options' warning is shown.
       expect(first).toContain("fallback notice from the options");
 
+      expect(first).toContain("warned by the program before run()");
+
+      // getUserInput(): the next line goes to the program, which shows it back as an error; the agent gets nothing.
+      keys("keep this one");
+      keys("Enter");
+      const captured = await waitFor((s) => s.includes("the program captured: keep this one"), "getUserInput");
+      expect((captured.match(/\[offline model\]/g) ?? []).length).toBe(1);
+
       keys("what next");
       keys("Enter");
       await waitFor(
@@ -70,6 +78,7 @@ describe("InteractiveMode (pi's SDK entry to the terminal UI)", () => {
       const stored = readFileSync(file, "utf8");
       expect(stored).toContain("hello from pi");
       expect(stored).toContain("what next");
+      expect(stored).not.toContain("keep this one");
     },
     120_000,
   );

@@ -153,7 +153,7 @@ export class InteractiveApp implements CommandHost {
   private async sendInitial(messages: Array<{ text: string; images?: ImageContent[] }>): Promise<void> {
     // One plain message is handled as if typed (built-in /commands included), as the CLI always did.
     if (messages.length === 1 && !messages[0]!.images) {
-      this.onSubmit(messages[0]!.text);
+      this.onSubmit(messages[0]!.text, false);
       return;
     }
     for (const m of messages) {
@@ -264,11 +264,12 @@ export class InteractiveApp implements CommandHost {
     this.renderer.requestRender();
   }
 
-  private onSubmit(raw: string): void {
+  /** Text from the editor (`typed`) or the program's initial message; only typed text can go to `nextInput`. */
+  private onSubmit(raw: string, typed = true): void {
     const text = raw.trim();
     if (!text) return;
     this.editor.addToHistory(text);
-    const waiter = this.inputWaiter;
+    const waiter = typed ? this.inputWaiter : undefined;
     if (waiter) {
       this.inputWaiter = undefined;
       waiter(text);
