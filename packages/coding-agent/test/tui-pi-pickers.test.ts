@@ -152,8 +152,14 @@ describe("session and tree pickers", () => {
     let s!: SessionSelectorComponent;
     const path = await new Promise<string>((resolve) => {
       s = new SessionSelectorComponent(
-        async () => (calls.push("current"), [info("/s/here.jsonl", "here")]),
-        async () => (calls.push("all"), [info("/s/here.jsonl", "here"), info("/t/there.jsonl", "elsewhere")]),
+        async () => {
+          calls.push("current");
+          return [info("/s/here.jsonl", "here")];
+        },
+        async () => {
+          calls.push("all");
+          return [info("/s/here.jsonl", "here"), info("/t/there.jsonl", "elsewhere")];
+        },
         resolve,
         () => resolve("cancelled"),
         () => resolve("exit"),
