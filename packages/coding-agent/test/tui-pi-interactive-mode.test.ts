@@ -1,10 +1,10 @@
 /**
  * pi's `InteractiveMode` on Tiller's terminal UI, driven in a real terminal (tmux): a program builds an SDK
  * runtime and runs `new InteractiveMode(runtime, { initialMessage }).run()`; the initial message is answered
- * (offline model), a line is taken by `getUserInput()` instead of the agent, a typed prompt is answered, Ctrl+D quits, `run()` resolves and the session file holds both
+ * (offline model), a line is taken by `getUserInput()` instead of the agent, a typed prompt is answered, a key remapped in keybindings.json works, Ctrl+D quits, `run()` resolves and the session file holds both
  * turns.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +23,8 @@ let ui: TuiSession;
 beforeAll(() => {
   if (!hasTmux) return;
   fx = makeFixture(undefined, "tiller-pi-mode-");
+  // The agent directory's keybindings.json moves "expand tool output" from Ctrl+O to Ctrl+X.
+  writeFileSync(join(fx.home, "keybindings.json"), JSON.stringify({ "app.tools.expand": "ctrl+x" }));
   ui = startTui(
     fx,
     "tiller-pi-mode",
@@ -67,6 +69,10 @@ describe("InteractiveMode (pi's SDK entry to the terminal UI)", () => {
           s.includes("Enter send"),
         "the typed prompt answered",
       );
+
+      // The remapped action answers its new key, and says so.
+      keys("C-x");
+      await waitFor((s) => s.includes("tool output expanded (ctrl+x collapses)"), "the remapped key");
 
       keys("C-d");
       const ended = await waitFor((s) => s.includes("TILLER-EXITED-0"), "run() to resolve and the program to exit");

@@ -6,10 +6,10 @@
 import {
   CombinedAutocompleteProvider,
   Editor,
-  matchesKey,
   ProcessTerminal,
   type SelectItem,
   type SlashCommand,
+  setKeybindings,
   type TUI,
 } from "@mariozechner/pi-tui";
 import type { ImageContent } from "@tiller/ai";
@@ -24,6 +24,8 @@ import { ChoicePrompt, type ChoiceRequest } from "./choice-prompt.js";
 import { SessionEventHandler } from "./event-handler.js";
 import { LiveRenderer } from "./live-renderer.js";
 import { askMcpTrust } from "./mcp-trust-prompt.js";
+import { KeybindingsManager, keyText, loadKeybindings } from "./pi/keybindings.js";
+import type { AppKeybinding } from "./pi/types.js";
 import { replayItems } from "./replay.js";
 import { Selector, type SelectorOptions } from "./selector.js";
 import { BUILTIN_COMMANDS, type CommandHost, runBuiltinCommand } from "./slash-commands.js";
@@ -44,7 +46,13 @@ export async function runInteractiveMode(args: CliArgs): Promise<number> {
     throw err;
   }
   const first = args.messages.join(" ").trim();
+  // keybindings.json in the Tiller home remaps the app and editor keys; a bad file is reported, not fatal.
+  const { manager: keybindings, warning } = loadKeybindings();
+  const notices = warning ? [{ message: warning, level: "warning" as const }] : [];
+  setKeybindings(keybindings);
   return new InteractiveApp(setup, {
+    keybindings,
+    notices,
     resume: args.resume,
     initialMessages: first ? [{ text: first }] : [],
     exposeHandler: (h) => (handler = h),
@@ -73,6 +81,8 @@ export interface InteractiveAppOptions {
   openSession(path: string, current: CliSetup): Promise<CliSetup>;
   /** Ends the session when the user quits. */
   close(setup: CliSetup): Promise<void>;
+  /** The keys of the app actions (Esc, Alt+Enter, Ctrl+C, Ctrl+O, Ctrl+D by default). */
+  keybindings?: KeybindingsManager;
 }
 
 export class InteractiveApp implements CommandHost {
@@ -95,6 +105,7 @@ export class InteractiveApp implements CommandHost {
   private unsubscribe: (() => void) | undefined;
   private lastCtrlC = 0;
   private exit!: (code: number) => void;
+  private keys: KeybindingsManager;
   /** Set by `nextInput`: the next submitted text goes to it instead of the agent. */
   private inputWaiter: ((text: string) => void) | undefined;
 
@@ -103,6 +114,7 @@ export class InteractiveApp implements CommandHost {
     private options: InteractiveAppOptions,
   ) {
     this.setup = setup;
+    this.keys = options.keybindings ?? new KeybindingsManager();
     applyThemeSetting(setup);
     this.view = new ChatView((lines) => this.renderer.commit(lines));
     this.renderer = new LiveRenderer(new ProcessTerminal(), this.view);
@@ -213,7 +225,9 @@ export class InteractiveApp implements CommandHost {
 
   private onInput(data: string): void {
     // A waiting approval takes the keys; Esc and Ctrl+C still abort the run (which ends the wait).
-    if (!matchesKey(data, "escape") && !matchesKey(data, "ctrl+c") && this.approvals.handleInput(data)) {
+    const is = (action: AppKeybinding) =>
+      this.keys.matches(data, action as Parameters<KeybindingsManager["matches"]>[1]);
+    if (!is("app.interrupt") && !is("app.clear") && this.approvals.handleInput(data)) {
       this.renderer.requestRender();
       return;
     }
@@ -223,12 +237,12 @@ export class InteractiveApp implements CommandHost {
       return;
     }
     const { session } = this.setup;
-    if (matchesKey(data, "escape") && session.isStreaming) {
+    if (is("app.interrupt") && session.isStreaming) {
       session.abort().catch(() => {});
       this.handler.notice("aborting…", "warning");
       return;
     }
-    if (matchesKey(data, "alt+enter")) {
+    if (is("app.message.followUp")) {
       const text = this.editor.getExpandedText().trim();
       if (!text) return;
       this.editor.setText("");
@@ -236,7 +250,7 @@ export class InteractiveApp implements CommandHost {
       this.send(text, "followUp");
       return;
     }
-    if (matchesKey(data, "ctrl+c")) {
+    if (is("app.clear")) {
       if (this.editor.getText()) this.editor.setText("");
       else if (session.isStreaming) session.abort().catch(() => {});
       else if (Date.now() - this.lastCtrlC < 1500) this.quit();
@@ -252,11 +266,11 @@ export class InteractiveApp implements CommandHost {
       this.renderer.requestRender();
       return;
     }
-    if (matchesKey(data, "ctrl+o")) {
+    if (is("app.tools.expand")) {
       this.toggleToolOutput();
       return;
     }
-    if (matchesKey(data, "ctrl+d") && !this.editor.getText()) {
+    if (is("app.exit") && !this.editor.getText()) {
       this.quit();
       return;
     }
@@ -344,7 +358,8 @@ export class InteractiveApp implements CommandHost {
       this.view.add(again);
     }
     this.view.invalidate();
-    this.handler.notice(display.expanded ? "tool output expanded (Ctrl+O collapses)" : "tool output collapsed");
+    const key = keyText("app.tools.expand");
+    this.handler.notice(display.expanded ? `tool output expanded (${key} collapses)` : "tool output collapsed");
   }
 
   setEditorText(text: string): void {

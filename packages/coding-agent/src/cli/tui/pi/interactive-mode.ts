@@ -8,7 +8,7 @@ import { setKeybindings } from "@mariozechner/pi-tui";
 import type { AgentSessionRuntime } from "../../../runtime/agent-session-runtime.js";
 import { setupOf } from "../../../runtime/setup-of.js";
 import type { InteractiveApp } from "../interactive-mode.js";
-import { KeybindingsManager } from "./keybindings.js";
+import { loadKeybindings } from "./keybindings.js";
 import { initTheme } from "./theme.js";
 import type { InteractiveModeOptions } from "./types.js";
 
@@ -30,16 +30,8 @@ export class InteractiveMode {
     initTheme(typeof theme === "string" ? theme : undefined);
     const o = this.options;
     const notices: Array<{ message: string; level: "info" | "warning" | "error" }> = [];
-    try {
-      setKeybindings(KeybindingsManager.create(runtime.services.agentDir));
-    } catch (err) {
-      // A bad keybindings.json should not keep the UI from starting: say so and use the default keys.
-      setKeybindings(new KeybindingsManager());
-      notices.push({
-        message: `${err instanceof Error ? err.message : String(err)}; using the default keys`,
-        level: "warning",
-      });
-    }
+    const { manager: keybindings, warning } = loadKeybindings(runtime.services.agentDir);
+    if (warning) notices.push({ message: warning, level: "warning" });
     if (o.migratedProviders?.length) {
       notices.push({ message: `credentials moved to auth.json: ${o.migratedProviders.join(", ")}`, level: "warning" });
     }
@@ -51,7 +43,9 @@ export class InteractiveMode {
       initial.push({ text: o.initialMessage, ...(o.initialImages?.length ? { images: o.initialImages } : {}) });
     }
     for (const m of o.initialMessages ?? []) initial.push({ text: m });
+    setKeybindings(keybindings);
     this.app = new InteractiveApp(setupOf(runtime), {
+      keybindings,
       initialMessages: initial,
       notices,
       openSession: async (path) => {

@@ -112,6 +112,19 @@ export class KeybindingsManager extends TuiKeybindingsManager {
   }
 }
 
+/**
+ * The keybindings a UI starts with: `keybindings.json` of the agent directory, or the defaults and a warning
+ * when that file is malformed (a bad file should not keep the UI from starting).
+ */
+export function loadKeybindings(agentDir?: string): { manager: KeybindingsManager; warning?: string } {
+  try {
+    return { manager: KeybindingsManager.create(agentDir) };
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { manager: new KeybindingsManager(), warning: `${why}; using the default keys` };
+  }
+}
+
 function isAppBinding(name: string): name is AppKeybinding {
   return Object.hasOwn(APP_KEYBINDINGS, name);
 }
