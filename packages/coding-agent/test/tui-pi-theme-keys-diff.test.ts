@@ -13,6 +13,8 @@ import { theme as tillerTheme } from "../src/cli/tui/theme.js";
 import {
   getLanguageFromPath,
   getMarkdownTheme,
+  getSelectListTheme,
+  getSettingsListTheme,
   highlightCode,
   initTheme,
   KeybindingsManager,
@@ -74,12 +76,17 @@ describe("Theme", () => {
     expect(tillerTheme.mode).toBe("dark");
   });
 
-  it("gives markdown styles that colour headings and highlight code", () => {
+  it("gives markdown, list and settings styles in the theme's colours", () => {
     initTheme("dark");
     const md = getMarkdownTheme();
     expect(strip(md.heading("Title"))).toBe("Title");
     expect(md.heading("Title")).not.toBe("Title");
     expect(md.highlightCode?.("const x = 1;", "ts").length).toBe(1);
+    const list = getSelectListTheme();
+    expect(strip(list.selectedText("row"))).toBe("row");
+    expect(list.selectedText("row")).toContain("\x1b[1m");
+    const settings = getSettingsListTheme();
+    expect(settings.value("on", true)).not.toBe(settings.value("on", false));
   });
 });
 
