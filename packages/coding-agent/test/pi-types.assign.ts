@@ -176,9 +176,8 @@ export const classes = {
   BashExecutionComponent: (x: T.BashExecutionComponent): PublicOf<Pi.BashExecutionComponent> => x,
   BorderedLoader: (x: T.BorderedLoader): PublicOf<Pi.BorderedLoader> => x,
   BranchSummaryMessageComponent: (x: T.BranchSummaryMessageComponent): PublicOf<Pi.BranchSummaryMessageComponent> => x,
-  CompactionSummaryMessageComponent: (
-    x: T.CompactionSummaryMessageComponent,
-  ): PublicOf<Pi.CompactionSummaryMessageComponent> => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  CompactionSummaryMessageComponent: (x: T.CompactionSummaryMessageComponent): PublicOf<Pi.CompactionSummaryMessageComponent> => x,
   CustomEditor: (x: T.CustomEditor): PublicOf<Pi.CustomEditor> => x,
   CustomMessageComponent: (x: T.CustomMessageComponent): PublicOf<Pi.CustomMessageComponent> => x,
   DynamicBorder: (x: T.DynamicBorder): PublicOf<Pi.DynamicBorder> => x,
@@ -191,9 +190,8 @@ export const classes = {
   OAuthSelectorComponent: (x: T.OAuthSelectorComponent): PublicOf<Pi.OAuthSelectorComponent> => x,
   SettingsSelectorComponent: (x: T.SettingsSelectorComponent): PublicOf<Pi.SettingsSelectorComponent> => x,
   ShowImagesSelectorComponent: (x: T.ShowImagesSelectorComponent): PublicOf<Pi.ShowImagesSelectorComponent> => x,
-  SkillInvocationMessageComponent: (
-    x: T.SkillInvocationMessageComponent,
-  ): PublicOf<Pi.SkillInvocationMessageComponent> => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  SkillInvocationMessageComponent: (x: T.SkillInvocationMessageComponent): PublicOf<Pi.SkillInvocationMessageComponent> => x,
   ThemeSelectorComponent: (x: T.ThemeSelectorComponent): PublicOf<Pi.ThemeSelectorComponent> => x,
   ThinkingSelectorComponent: (x: T.ThinkingSelectorComponent): PublicOf<Pi.ThinkingSelectorComponent> => x,
   ToolExecutionComponent: (x: T.ToolExecutionComponent): PublicOf<Pi.ToolExecutionComponent> => x,
