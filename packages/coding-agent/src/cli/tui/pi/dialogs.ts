@@ -269,7 +269,8 @@ export class CustomEditor extends Editor {
       this.onPasteImage();
       return;
     }
-    if (matches("app.interrupt") && this.onEscape) {
+    // Esc with the autocomplete list open closes the list (the editor's own handling), not the run.
+    if (matches("app.interrupt") && this.onEscape && !this.isShowingAutocomplete()) {
       this.onEscape();
       return;
     }

@@ -79,6 +79,8 @@ export class ToolExecutionComponent extends Container {
     this.imageWidthCells = options?.imageWidthCells;
     this.args = args;
     this.item.setArgs(toolName, args);
+    // A child for code that walks the tree; drawing goes through render() below.
+    this.addChild(this.item);
   }
 
   updateArgs(args: unknown): void {
