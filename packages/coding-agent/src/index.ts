@@ -1,5 +1,7 @@
 export * from "./agent-session/index.js";
 export * from "./auth/index.js";
+// pi's terminal-UI names (themes, keybindings, diff, components, InteractiveMode) over Tiller's TUI.
+export * from "./cli/tui/pi/index.js";
 export * from "./compaction/index.js";
 export * from "./config.js";
 export * from "./context/index.js";

@@ -124,6 +124,20 @@ export const input = {
   ModelCycleResult: (x: Pi.ModelCycleResult): T.ModelCycleResult => x,
   ExecOptions: (x: Pi.ExecOptions): T.ExecOptions => x,
   SlashCommandSource: (x: Pi.SlashCommandSource): T.SlashCommandSource => x,
+  // Terminal UI (src/cli/tui/pi/).
+  AppKeybinding: (x: Pi.AppKeybinding): T.AppKeybinding => x,
+  AutocompleteProviderFactory: (x: Pi.AutocompleteProviderFactory): T.AutocompleteProviderFactory => x,
+  InteractiveModeOptions: (x: Pi.InteractiveModeOptions): T.InteractiveModeOptions => x,
+  KeybindingsManager: (x: Pi.KeybindingsManager): T.KeybindingsManager => x,
+  MessageRenderer: (x: Pi.MessageRenderer): T.MessageRenderer => x,
+  ReadonlyFooterDataProvider: (x: Pi.ReadonlyFooterDataProvider): T.ReadonlyFooterDataProvider => x,
+  RenderDiffOptions: (x: Pi.RenderDiffOptions): T.RenderDiffOptions => x,
+  SettingsCallbacks: (x: Pi.SettingsCallbacks): T.SettingsCallbacks => x,
+  SettingsConfig: (x: Pi.SettingsConfig): T.SettingsConfig => x,
+  TerminalInputHandler: (x: Pi.TerminalInputHandler): T.TerminalInputHandler => x,
+  ThemeColor: (x: Pi.ThemeColor): T.ThemeColor => x,
+  ToolExecutionOptions: (x: Pi.ToolExecutionOptions): T.ToolExecutionOptions => x,
+  WorkingIndicatorOptions: (x: Pi.WorkingIndicatorOptions): T.WorkingIndicatorOptions => x,
 };
 
 export const output = {
@@ -141,6 +155,11 @@ export const output = {
   Skill: (x: T.Skill): Pi.Skill => x,
   FindToolDetails: (x: T.FindToolDetails): Pi.FindToolDetails => x,
   GrepToolDetails: (x: T.GrepToolDetails): Pi.GrepToolDetails => x,
+  // Terminal UI: options Tiller hands to pi-typed renderers.
+  MessageRenderOptions: (x: T.MessageRenderOptions): Pi.MessageRenderOptions => x,
+  ToolRenderResultOptions: (x: T.ToolRenderResultOptions): Pi.ToolRenderResultOptions => x,
+  ThemeColorOut: (x: T.ThemeColor): Pi.ThemeColor => x,
+  AppKeybindingOut: (x: T.AppKeybinding): Pi.AppKeybinding => x,
 };
 
 /** Classes: a Tiller instance offers every public member of pi's with a compatible type. */
@@ -150,4 +169,31 @@ export const classes = {
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
   SessionManager: (x: T.SessionManager): PiApiOf<Pi.SessionManager> => x,
   SettingsManager: (x: T.SettingsManager): PublicOf<Pi.SettingsManager> => x,
+  Theme: (x: T.Theme): PublicOf<Pi.Theme> => x,
+  KeybindingsManagerOut: (x: T.KeybindingsManager): PublicOf<Pi.KeybindingsManager> => x,
+  ArminComponent: (x: T.ArminComponent): PublicOf<Pi.ArminComponent> => x,
+  AssistantMessageComponent: (x: T.AssistantMessageComponent): PublicOf<Pi.AssistantMessageComponent> => x,
+  BashExecutionComponent: (x: T.BashExecutionComponent): PublicOf<Pi.BashExecutionComponent> => x,
+  BorderedLoader: (x: T.BorderedLoader): PublicOf<Pi.BorderedLoader> => x,
+  BranchSummaryMessageComponent: (x: T.BranchSummaryMessageComponent): PublicOf<Pi.BranchSummaryMessageComponent> => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  CompactionSummaryMessageComponent: (x: T.CompactionSummaryMessageComponent): PublicOf<Pi.CompactionSummaryMessageComponent> => x,
+  CustomEditor: (x: T.CustomEditor): PublicOf<Pi.CustomEditor> => x,
+  CustomMessageComponent: (x: T.CustomMessageComponent): PublicOf<Pi.CustomMessageComponent> => x,
+  DynamicBorder: (x: T.DynamicBorder): PublicOf<Pi.DynamicBorder> => x,
+  ExtensionEditorComponent: (x: T.ExtensionEditorComponent): PublicOf<Pi.ExtensionEditorComponent> => x,
+  ExtensionInputComponent: (x: T.ExtensionInputComponent): PublicOf<Pi.ExtensionInputComponent> => x,
+  ExtensionSelectorComponent: (x: T.ExtensionSelectorComponent): PublicOf<Pi.ExtensionSelectorComponent> => x,
+  InteractiveMode: (x: T.InteractiveMode): PublicOf<Pi.InteractiveMode> => x,
+  LoginDialogComponent: (x: T.LoginDialogComponent): PublicOf<Pi.LoginDialogComponent> => x,
+  ModelSelectorComponent: (x: T.ModelSelectorComponent): PublicOf<Pi.ModelSelectorComponent> => x,
+  OAuthSelectorComponent: (x: T.OAuthSelectorComponent): PublicOf<Pi.OAuthSelectorComponent> => x,
+  SettingsSelectorComponent: (x: T.SettingsSelectorComponent): PublicOf<Pi.SettingsSelectorComponent> => x,
+  ShowImagesSelectorComponent: (x: T.ShowImagesSelectorComponent): PublicOf<Pi.ShowImagesSelectorComponent> => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  SkillInvocationMessageComponent: (x: T.SkillInvocationMessageComponent): PublicOf<Pi.SkillInvocationMessageComponent> => x,
+  ThemeSelectorComponent: (x: T.ThemeSelectorComponent): PublicOf<Pi.ThemeSelectorComponent> => x,
+  ThinkingSelectorComponent: (x: T.ThinkingSelectorComponent): PublicOf<Pi.ThinkingSelectorComponent> => x,
+  ToolExecutionComponent: (x: T.ToolExecutionComponent): PublicOf<Pi.ToolExecutionComponent> => x,
+  UserMessageComponent: (x: T.UserMessageComponent): PublicOf<Pi.UserMessageComponent> => x,
 };

@@ -8,9 +8,10 @@ import { eventForWire } from "../cli/event-json.js";
 import { toJsonLine } from "../cli/jsonl.js";
 import { assistantText, lastAssistant } from "../cli/print-mode.js";
 import { serveRpc } from "../cli/rpc-mode.js";
-import { type CliSetup, submit } from "../cli/session-setup.js";
+import { submit } from "../cli/session-setup.js";
 import type { ExtensionFactory } from "../extensions/types.js";
 import type { AgentSessionRuntime } from "./agent-session-runtime.js";
+import { setupOf } from "./setup-of.js";
 
 export interface PrintModeOptions {
   /** `text`: the final answer on stdout; `json`: a session header line, then every event as a JSON line. */
@@ -19,21 +20,6 @@ export interface PrintModeOptions {
   messages?: string[];
   initialMessage?: string;
   initialImages?: ImageContent[];
-}
-
-/** The CLI's view of a runtime's session: its extensions, templates and skills come from the resource loader. */
-function setupOf(runtime: AgentSessionRuntime): CliSetup {
-  const loader = runtime.services.resourceLoader;
-  return {
-    session: runtime.session,
-    extensions: loader.getExtensions().runner,
-    templates: loader.getPrompts().prompts,
-    skills: loader.getSkills().skills,
-    modelRegistry: runtime.services.modelRegistry,
-    baseSystemPrompt: runtime.session.agent.state.systemPrompt,
-    offline: false,
-    notes: [],
-  };
 }
 
 /** Runs the prompts; resolves with 0, or 1 when the last answer failed or was aborted. */

@@ -20,15 +20,18 @@ export interface TuiSession {
   kill(): void;
 }
 
-/** Starts `tiller <args>` in a 100x30 tmux pane, in the fixture's project folder with its environment. */
-export function startTui(fx: CliFixture, name: string, args: string[]): TuiSession {
+/**
+ * Starts `tiller <args>` in a 100x30 tmux pane, in the fixture's project folder with its environment
+ * (`command`: another program to run there instead of the CLI, e.g. an SDK script).
+ */
+export function startTui(fx: CliFixture, name: string, args: string[], command = CLI_COMMAND): TuiSession {
   const session = `${name}-${process.pid}`;
   const rawLog = join(fx.root, `${name}.raw.log`);
   const script = join(fx.root, `${name}.sh`);
   const env = Object.entries(fx.env)
     .map(([k, v]) => `export ${k}='${v ?? ""}'`)
     .join("\n");
-  const argv = [...CLI_COMMAND, ...args].map((a) => `'${a}'`).join(" ");
+  const argv = [...command, ...args].map((a) => `'${a}'`).join(" ");
   writeFileSync(script, `#!/bin/sh\n${env}\ncd '${fx.project}'\nexec ${argv}\n`);
   chmodSync(script, 0o755);
   const tmux = (...a: string[]) => execFileSync("tmux", a, { encoding: "utf8" });

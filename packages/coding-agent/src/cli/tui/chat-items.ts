@@ -1,5 +1,5 @@
 /** Transcript entries shown in the terminal UI: user turns, assistant replies (thinking + markdown), notices. */
-import { type Component, Text } from "@mariozechner/pi-tui";
+import { type Component, Text, truncateToWidth } from "@mariozechner/pi-tui";
 import { StreamingMarkdown } from "./markdown/streaming-markdown.js";
 import { c } from "./theme.js";
 
@@ -71,11 +71,20 @@ export class AssistantItem implements ChatItem {
   private hasText = false;
   private done = false;
   private showThinking: boolean;
+  /** Shown in place of hidden thinking (pi's hiddenThinkingLabel); none = hidden thinking takes no line. */
+  private hiddenLabel: string | undefined;
   /** The last render; the view asks for it several times per frame. */
   private cache: { width: number; lines: string[] } | undefined;
 
   constructor(showThinking = true) {
     this.showThinking = showThinking;
+  }
+
+  /** Shows or hides the thinking text; hidden thinking shows `hiddenLabel` instead when given. */
+  setThinkingDisplay(show: boolean, hiddenLabel?: string): void {
+    this.showThinking = show;
+    this.hiddenLabel = hiddenLabel;
+    this.cache = undefined;
   }
 
   /** Takes the whole partial message; cheap to call per delta (rendering is deferred to the next frame). */
@@ -124,6 +133,8 @@ export class AssistantItem implements ChatItem {
     const lines: string[] = [""];
     // Loops, not push(...spread): a reply can have more lines than a call can take arguments.
     if (this.hasThinking && this.showThinking) for (const l of this.thinking.render(width)) lines.push(l);
+    else if (this.hasThinking && this.hiddenLabel)
+      lines.push(truncateToWidth(` ${c.dim(c.italic(this.hiddenLabel))}`, width, "…"));
     if (this.hasText) for (const l of this.markdown.render(width)) lines.push(l);
     for (const l of this.footer.render(width)) lines.push(l);
     const out = lines.length === 1 ? [] : lines;

@@ -6,12 +6,13 @@
 import {
   CombinedAutocompleteProvider,
   Editor,
-  matchesKey,
   ProcessTerminal,
   type SelectItem,
   type SlashCommand,
+  setKeybindings,
   type TUI,
 } from "@mariozechner/pi-tui";
+import type { ImageContent } from "@tiller/ai";
 import type { CliArgs } from "../args.js";
 import { CliUsageError } from "../errors.js";
 import { readVersion } from "../main.js";
@@ -23,10 +24,12 @@ import { ChoicePrompt, type ChoiceRequest } from "./choice-prompt.js";
 import { SessionEventHandler } from "./event-handler.js";
 import { LiveRenderer } from "./live-renderer.js";
 import { askMcpTrust } from "./mcp-trust-prompt.js";
+import { KeybindingsManager, keyText, loadKeybindings } from "./pi/keybindings.js";
+import type { AppKeybinding } from "./pi/types.js";
 import { replayItems } from "./replay.js";
 import { Selector, type SelectorOptions } from "./selector.js";
 import { BUILTIN_COMMANDS, type CommandHost, runBuiltinCommand } from "./slash-commands.js";
-import { InfoLine, StatusLine } from "./status-bar.js";
+import { InfoLine, StatusLine, sessionStatusInfo } from "./status-bar.js";
 import { c, createTheme, editorTheme, setTheme, type ThemeMode } from "./theme.js";
 
 export async function runInteractiveMode(args: CliArgs): Promise<number> {
@@ -42,10 +45,47 @@ export async function runInteractiveMode(args: CliArgs): Promise<number> {
     }
     throw err;
   }
-  return new InteractiveApp(setup, args, (h) => (handler = h)).run();
+  const first = args.messages.join(" ").trim();
+  // keybindings.json in the Tiller home remaps the app and editor keys; a bad file is reported, not fatal.
+  const { manager: keybindings, warning } = loadKeybindings();
+  const notices = warning ? [{ message: warning, level: "warning" as const }] : [];
+  setKeybindings(keybindings);
+  return new InteractiveApp(setup, {
+    keybindings,
+    notices,
+    resume: args.resume,
+    initialMessages: first ? [{ text: first }] : [],
+    exposeHandler: (h) => (handler = h),
+    openSession: async (path, current) => {
+      const next = await setupSession(
+        { ...args, continue: false, session: path, messages: [] },
+        { hasUI: true, canAskApprovals: true, notify: (m, l) => handler?.notice(m, l) },
+      );
+      await shutdown(current);
+      return next;
+    },
+    close: shutdown,
+  }).run();
 }
 
-class InteractiveApp implements CommandHost {
+/** How the app gets its sessions: from the CLI's arguments, or from an SDK runtime (pi's InteractiveMode). */
+export interface InteractiveAppOptions {
+  /** Open the `/resume` picker at start. */
+  resume?: boolean;
+  /** Sent in order once the UI is up. */
+  initialMessages?: Array<{ text: string; images?: ImageContent[] }>;
+  /** Shown as notices at start (after the setup's own notes). */
+  notices?: Array<{ message: string; level: "info" | "warning" | "error" }>;
+  exposeHandler?: (h: SessionEventHandler) => void;
+  /** Replaces `current` with the session stored at `path` (shutting `current` down) and returns its setup. */
+  openSession(path: string, current: CliSetup): Promise<CliSetup>;
+  /** Ends the session when the user quits. */
+  close(setup: CliSetup): Promise<void>;
+  /** The keys of the app actions (Esc, Alt+Enter, Ctrl+C, Ctrl+O, Ctrl+D by default). */
+  keybindings?: KeybindingsManager;
+}
+
+export class InteractiveApp implements CommandHost {
   setup: CliSetup;
   private renderer: LiveRenderer;
   private view: ChatView;
@@ -65,13 +105,16 @@ class InteractiveApp implements CommandHost {
   private unsubscribe: (() => void) | undefined;
   private lastCtrlC = 0;
   private exit!: (code: number) => void;
+  private keys: KeybindingsManager;
+  /** Set by `nextInput`: the next submitted text goes to it instead of the agent. */
+  private inputWaiter: ((text: string) => void) | undefined;
 
   constructor(
     setup: CliSetup,
-    private args: CliArgs,
-    exposeHandler: (h: SessionEventHandler) => void,
+    private options: InteractiveAppOptions,
   ) {
     this.setup = setup;
+    this.keys = options.keybindings ?? new KeybindingsManager();
     applyThemeSetting(setup);
     this.view = new ChatView((lines) => this.renderer.commit(lines));
     this.renderer = new LiveRenderer(new ProcessTerminal(), this.view);
@@ -85,7 +128,7 @@ class InteractiveApp implements CommandHost {
       () => this.renderer.requestRender(),
       () => this.refreshInfo(),
     );
-    exposeHandler(this.handler);
+    options.exposeHandler?.(this.handler);
     this.editor.onSubmit = (text) => this.onSubmit(text);
     this.layout();
   }
@@ -101,22 +144,54 @@ class InteractiveApp implements CommandHost {
             "Enter send · Alt+Enter follow-up · Esc abort · Ctrl+O expand tools · /help",
         ),
       );
-      for (const n of this.setup.notes) this.handler.notice(n.message, n.level);
+      for (const n of [...this.setup.notes, ...(this.options.notices ?? [])]) this.handler.notice(n.message, n.level);
       this.setup.extensions.onError((e) =>
         this.handler.notice(`extension ${e.extension} (${e.phase}): ${e.message}`, "error"),
       );
       this.attach();
       if (this.setup.session.messages.length > 0) this.showBranch();
       process.once("SIGTERM", () => this.quit());
-      if (this.args.resume) {
+      if (this.options.resume) {
         runBuiltinCommand(this, "resume", "").catch((err: unknown) =>
           this.handler.notice(err instanceof Error ? err.message : String(err), "error"),
         );
       }
-      const first = this.args.messages.join(" ").trim();
-      if (first) this.onSubmit(first);
+      this.sendInitial(this.options.initialMessages ?? []);
       this.renderer.requestRender();
     });
+  }
+
+  /** The initial prompts, each once the previous run ended. */
+  private async sendInitial(messages: Array<{ text: string; images?: ImageContent[] }>): Promise<void> {
+    // One plain message is handled as if typed (built-in /commands included), as the CLI always did.
+    if (messages.length === 1 && !messages[0]!.images) {
+      this.onSubmit(messages[0]!.text, false);
+      return;
+    }
+    for (const m of messages) {
+      if (!m.text.trim()) continue;
+      this.editor.addToHistory(m.text);
+      try {
+        await submit(this.setup, m.text, undefined, m.images);
+      } catch (err) {
+        this.handler.notice(err instanceof Error ? err.message : String(err), "error");
+        return;
+      }
+    }
+  }
+
+  /** Resolves with the next text the user submits (which is then not sent to the agent). */
+  nextInput(): Promise<string> {
+    return new Promise((resolve) => {
+      this.inputWaiter = resolve;
+    });
+  }
+
+  /** Stops drawing and reading keys; the session stays open. */
+  stopUi(): void {
+    this.status.dispose();
+    this.renderer.stop();
+    this.unsubscribe?.();
   }
 
   private attach(): void {
@@ -150,7 +225,9 @@ class InteractiveApp implements CommandHost {
 
   private onInput(data: string): void {
     // A waiting approval takes the keys; Esc and Ctrl+C still abort the run (which ends the wait).
-    if (!matchesKey(data, "escape") && !matchesKey(data, "ctrl+c") && this.approvals.handleInput(data)) {
+    const is = (action: AppKeybinding) =>
+      this.keys.matches(data, action as Parameters<KeybindingsManager["matches"]>[1]);
+    if (!is("app.interrupt") && !is("app.clear") && this.approvals.handleInput(data)) {
       this.renderer.requestRender();
       return;
     }
@@ -160,12 +237,12 @@ class InteractiveApp implements CommandHost {
       return;
     }
     const { session } = this.setup;
-    if (matchesKey(data, "escape") && session.isStreaming) {
+    if (is("app.interrupt") && session.isStreaming) {
       session.abort().catch(() => {});
       this.handler.notice("aborting…", "warning");
       return;
     }
-    if (matchesKey(data, "alt+enter")) {
+    if (is("app.message.followUp")) {
       const text = this.editor.getExpandedText().trim();
       if (!text) return;
       this.editor.setText("");
@@ -173,7 +250,7 @@ class InteractiveApp implements CommandHost {
       this.send(text, "followUp");
       return;
     }
-    if (matchesKey(data, "ctrl+c")) {
+    if (is("app.clear")) {
       if (this.editor.getText()) this.editor.setText("");
       else if (session.isStreaming) session.abort().catch(() => {});
       else if (Date.now() - this.lastCtrlC < 1500) this.quit();
@@ -189,11 +266,11 @@ class InteractiveApp implements CommandHost {
       this.renderer.requestRender();
       return;
     }
-    if (matchesKey(data, "ctrl+o")) {
+    if (is("app.tools.expand")) {
       this.toggleToolOutput();
       return;
     }
-    if (matchesKey(data, "ctrl+d") && !this.editor.getText()) {
+    if (is("app.exit") && !this.editor.getText()) {
       this.quit();
       return;
     }
@@ -201,10 +278,17 @@ class InteractiveApp implements CommandHost {
     this.renderer.requestRender();
   }
 
-  private onSubmit(raw: string): void {
+  /** Text from the editor (`typed`) or the program's initial message; only typed text can go to `nextInput`. */
+  private onSubmit(raw: string, typed = true): void {
     const text = raw.trim();
     if (!text) return;
     this.editor.addToHistory(text);
+    const waiter = typed ? this.inputWaiter : undefined;
+    if (waiter) {
+      this.inputWaiter = undefined;
+      waiter(text);
+      return;
+    }
     const m = /^\/([A-Za-z0-9_-]+)(?:\s+([\s\S]*))?$/.exec(text);
     if (m && BUILTIN_COMMANDS[m[1]!] !== undefined) {
       runBuiltinCommand(this, m[1]!, m[2] ?? "").catch((err: unknown) =>
@@ -274,7 +358,8 @@ class InteractiveApp implements CommandHost {
       this.view.add(again);
     }
     this.view.invalidate();
-    this.handler.notice(display.expanded ? "tool output expanded (Ctrl+O collapses)" : "tool output collapsed");
+    const key = keyText("app.tools.expand");
+    this.handler.notice(display.expanded ? `tool output expanded (${key} collapses)` : "tool output collapsed");
   }
 
   setEditorText(text: string): void {
@@ -283,16 +368,7 @@ class InteractiveApp implements CommandHost {
   }
 
   async openSession(path: string): Promise<void> {
-    const next = await setupSession(
-      { ...this.args, continue: false, session: path, messages: [] },
-      {
-        hasUI: true,
-        canAskApprovals: true,
-        notify: (m, l) => this.handler.notice(m, l),
-      },
-    );
-    await shutdown(this.setup);
-    this.setup = next;
+    this.setup = await this.options.openSession(path, this.setup);
     this.attach();
     this.handler.notice(`resumed ${path}`);
     this.showBranch();
@@ -304,37 +380,15 @@ class InteractiveApp implements CommandHost {
   }
 
   refreshInfo(): void {
-    const { session } = this.setup;
-    let tokens: number | undefined;
-    let cost: number | undefined;
-    let context: { tokens: number; window: number } | undefined;
-    try {
-      const stats = session.getSessionStats();
-      tokens = stats.tokens.total;
-      cost = stats.cost;
-      const usage = session.getContextUsage();
-      context = { tokens: usage.tokens, window: usage.contextWindow };
-    } catch {
-      // stats are cosmetic
-    }
-    this.info.set({
-      model: `${session.model.provider}/${session.model.id}`,
-      thinking: session.thinkingLevel,
-      ...(tokens !== undefined ? { tokens } : {}),
-      ...(cost !== undefined ? { cost } : {}),
-      ...(context ? { context } : {}),
-      session: session.sessionFile ? session.sessionId.slice(0, 8) : "not saved",
-    });
+    this.info.set(sessionStatusInfo(this.setup.session));
     this.renderer.requestRender();
   }
 
   quit(): void {
-    this.status.dispose();
-    this.renderer.stop();
-    this.unsubscribe?.();
+    this.stopUi();
     const { session } = this.setup;
     const done = () => {
-      shutdown(this.setup).finally(() => this.exit(0));
+      this.options.close(this.setup).finally(() => this.exit(0));
     };
     if (session.isStreaming) session.abort().then(done, done);
     else done();

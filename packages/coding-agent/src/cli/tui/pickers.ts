@@ -4,7 +4,7 @@ import { fuzzyFilter } from "@mariozechner/pi-tui";
 import type { Api, Model } from "@tiller/ai";
 import type { ModelRegistry } from "../../models/model-registry.js";
 import type { SessionManager } from "../../session/session-manager.js";
-import type { SessionInfo } from "../../session/types.js";
+import type { SessionInfo, SessionTreeNode } from "../../session/types.js";
 import { userText } from "./chat-items.js";
 import { formatTokens } from "./status-bar.js";
 
@@ -71,11 +71,18 @@ export function sessionItems(sessions: readonly SessionInfo[], now = Date.now())
  * children. Entries on the current branch are marked with •, the current leaf with "(here)".
  */
 export function treeItems(sm: SessionManager): { items: SelectItem[]; current?: string } {
-  const onBranch = new Set(sm.getBranch().map((e) => e.id));
-  const leaf = sm.getLeafId();
+  return treeItemsOf(sm.getTree(), new Set(sm.getBranch().map((e) => e.id)), sm.getLeafId());
+}
+
+/** `treeItems` for a tree given as nodes: `onBranch` holds the ids from the root to the current leaf. */
+export function treeItemsOf(
+  tree: readonly SessionTreeNode[],
+  onBranch: ReadonlySet<string>,
+  leaf: string | null,
+): { items: SelectItem[]; current?: string } {
   const items: SelectItem[] = [];
   let current: string | undefined;
-  const walk = (nodes: ReturnType<SessionManager["getTree"]>, depth: number) => {
+  const walk = (nodes: readonly SessionTreeNode[], depth: number) => {
     for (const n of nodes) {
       const e = n.entry;
       if (e.type === "message") {
@@ -94,7 +101,7 @@ export function treeItems(sm: SessionManager): { items: SelectItem[]; current?: 
       walk(n.children, n.children.length > 1 ? depth + 1 : depth);
     }
   };
-  walk(sm.getTree(), 0);
+  walk(tree, 0);
   return { items, ...(current ? { current } : {}) };
 }
 

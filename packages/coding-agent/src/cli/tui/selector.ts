@@ -56,6 +56,16 @@ export class Selector implements Component {
     this.list = this.makeList(this.shown);
   }
 
+  /** The list shown now (it is rebuilt when the filter changes). */
+  getSelectList(): SelectList {
+    return this.list;
+  }
+
+  /** The filter typed so far. */
+  get filterText(): string {
+    return this.filter;
+  }
+
   /** The value under the cursor (for tests and callers that preview). */
   get current(): string | undefined {
     return this.list.getSelectedItem()?.value;

@@ -1,5 +1,6 @@
 /** The two lines under the editor: what the agent is doing, and model · thinking · usage. */
 import { type Component, truncateToWidth } from "@mariozechner/pi-tui";
+import type { AgentSession } from "../../agent-session/index.js";
 import { c } from "./theme.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -92,4 +93,28 @@ export function formatTokens(n: number): string {
   if (n >= 1_000_000) return `${(n / 1_000_000).toFixed(1)}M`;
   if (n >= 10_000) return `${Math.round(n / 1000)}k`;
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+/** What the info line shows for a session: model, thinking level, usage, context fill, session id. */
+export function sessionStatusInfo(session: AgentSession): StatusInfo {
+  let tokens: number | undefined;
+  let cost: number | undefined;
+  let context: { tokens: number; window: number } | undefined;
+  try {
+    const stats = session.getSessionStats();
+    tokens = stats.tokens.total;
+    cost = stats.cost;
+    const usage = session.getContextUsage();
+    context = { tokens: usage.tokens, window: usage.contextWindow };
+  } catch {
+    // stats are cosmetic
+  }
+  return {
+    model: `${session.model.provider}/${session.model.id}`,
+    thinking: session.thinkingLevel,
+    ...(tokens !== undefined ? { tokens } : {}),
+    ...(cost !== undefined ? { cost } : {}),
+    ...(context ? { context } : {}),
+    session: session.sessionFile ? session.sessionId.slice(0, 8) : "not saved",
+  };
 }

@@ -4,7 +4,17 @@
  * Only languages highlight.js knows are highlighted; no auto-detection (it tries every grammar, too slow to
  * run on every frame of a streaming block).
  */
-import hljs from "highlight.js";
+import { createRequire } from "node:module";
+import type { HLJSApi } from "highlight.js";
+
+// Loaded on first use: its grammars take longer to load than the rest of the package's index, and a program
+// importing the package for its SDK may never draw a code block.
+let hljsApi: HLJSApi | undefined;
+function hljs(): HLJSApi {
+  hljsApi ??= createRequire(import.meta.url)("highlight.js") as HLJSApi;
+  return hljsApi;
+}
+
 import type { Theme } from "../theme.js";
 
 const ENTITIES: Record<string, string> = {
@@ -23,7 +33,7 @@ function decode(s: string): string {
 /** Whether highlight.js has a grammar for this fence info string (`ts`, `python`, `sh` …). */
 export function knownLanguage(lang: string | undefined): string | undefined {
   const name = lang?.trim().split(/\s+/)[0]?.toLowerCase();
-  return name && hljs.getLanguage(name) ? name : undefined;
+  return name && hljs().getLanguage(name) ? name : undefined;
 }
 
 /** The code as styled lines (tabs already expanded by the caller). Unknown language or no colour: plain lines. */
@@ -32,7 +42,7 @@ export function highlightLines(code: string, lang: string | undefined, theme: Th
   if (!language || !theme.color) return code.split("\n");
   let html: string;
   try {
-    html = hljs.highlight(code, { language, ignoreIllegals: true }).value;
+    html = hljs().highlight(code, { language, ignoreIllegals: true }).value;
   } catch {
     return code.split("\n");
   }
