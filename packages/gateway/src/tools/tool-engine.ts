@@ -5,7 +5,7 @@
  * synchronous `tool_result_persist` hook before they are written to the transcript.
  */
 import { mkdirSync } from "node:fs";
-import type { AgentEvent, AgentMessage, ThinkingLevel } from "@tiller/agent";
+import type { AgentEvent, AgentMessage, ApprovalDecision, ThinkingLevel, ToolCallsResume } from "@tiller/agent";
 import type { ImageContent, ToolResultMessage } from "@tiller/ai";
 import {
   type AgentSession,
@@ -96,6 +96,20 @@ class ToolSession implements EmbeddedSession {
     }
   }
 
+  resolveApproval(id: string, decision: ApprovalDecision, options?: { by?: string; reason?: string }): boolean {
+    return this.session.agent.resolveApproval(id, decision, options);
+  }
+
+  async resumeToolCalls(resume: ToolCallsResume): Promise<void> {
+    const onAbort = (): void => void this.session.abort();
+    this.ctx.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await this.session.resumeToolCalls(resume);
+    } finally {
+      this.ctx.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
   steer(text: string): boolean {
     if (!this.session.isStreaming) return false;
     this.session.steer(text);
@@ -143,6 +157,8 @@ const AGENT_EVENT_TYPES = new Set([
   "tool_execution_start",
   "tool_execution_update",
   "tool_execution_end",
+  "tool_approval_request",
+  "tool_approval_end",
 ]);
 
 function isAgentEvent(e: { type: string }): e is AgentEvent {
