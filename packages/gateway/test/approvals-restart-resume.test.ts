@@ -53,23 +53,33 @@ function homeWith(policy: Record<string, unknown>): string {
 const requested = (events: EventFrame[]) =>
   events.filter((e) => e.event === "exec.approval.requested").map((e) => e.payload as any);
 
-/** Starts a run whose exec call waits for approval, then SIGKILLs the gateway; resolves with the request. */
-async function killWhilePending(home: string, runId: string, cmd: string, sessionKey: string): Promise<any> {
+/** Starts a run whose exec call waits for approval, then stops the gateway (SIGKILL by default). */
+async function killWhilePending(
+  home: string,
+  runId: string,
+  cmd: string,
+  sessionKey: string,
+  how: "kill" | "stop" = "kill",
+): Promise<any> {
   gw = await spawnGateway(home);
   const first = await connectClient(gw.url, { scopes: APPROVER });
   first.client
     .request("agent", { message: `[tool:exec:${cmd}]`, idempotencyKey: runId, sessionKey }, { expectFinal: true })
     .catch(() => undefined); // the gateway dies before it can answer
   await until(() => requested(first.events).length > 0, 20_000, "exec.approval.requested");
-  await gw.kill();
+  await (how === "kill" ? gw.kill() : gw.stop());
   return requested(first.events)[0];
 }
 
-/** Messages of the session transcript that mentions `marker`. */
+/** Messages on the live branch (leaf = last entry, up through parentId) of the transcript that mentions `marker`. */
 function transcriptMessages(home: string, marker: string): any[] {
   const file = readTranscripts(home).find((t) => JSON.stringify(t.entries).includes(marker));
   expect(file?.bad).toBe(0);
-  return (file?.entries ?? []).filter((e: any) => e.type === "message").map((e: any) => e.message);
+  const entries: any[] = file?.entries ?? [];
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const branch: any[] = [];
+  for (let e = entries.at(-1); e; e = e.parentId ? byId.get(e.parentId) : undefined) branch.unshift(e);
+  return branch.filter((e) => e.type === "message").map((e) => e.message);
 }
 
 it("SIGKILL while an approval is pending: restart lists it, resolving resumes the run to ok, result stored once", async () => {
@@ -128,5 +138,27 @@ it("an approval that expires across the restart resolves as its timeoutBehavior 
   expect(JSON.stringify(results[0].content)).toMatch(/no decision on running \\"exec\\" within 4000 ms/);
   // Whether it expired before or after this client connected, it is no longer pending.
   expect((await client.request("exec.approval.list", {})) as any).toEqual({ approvals: [] });
+  await client.close();
+});
+
+it("a graceful stop (SIGTERM) keeps the pending approval as well; after the restart, deciding resumes the run", async () => {
+  const home = homeWith({ security: "allowlist", ask: "on-miss" });
+  const runId = randomUUID();
+  const word = `graceful-${runId.slice(0, 8)}`;
+  const before = await killWhilePending(home, runId, `echo ${word}`, "appr-graceful", "stop");
+
+  gw = await spawnGateway(home);
+  const { client, events } = await connectClient(gw.url, { scopes: APPROVER });
+  await until(() => requested(events).some((r) => r.id === before.id), 10_000, "re-announced request");
+  const resolved: any = await client.request("exec.approval.resolve", { id: before.id, decision: "allow-once" });
+  expect(resolved).toMatchObject({ resumed: true });
+  const done: any = await client.request("agent.wait", { runId, timeoutMs: 60_000 });
+  expect(done).toMatchObject({ runId, status: "ok" });
+  const messages = transcriptMessages(home, word);
+  const results = messages.filter((m) => m.role === "toolResult");
+  expect(results).toHaveLength(1);
+  expect(results[0].isError).toBe(false);
+  expect(JSON.stringify(results[0].content)).toContain(word);
+  expect(JSON.stringify(messages.at(-1).content)).toContain(`done: ${word}`);
   await client.close();
 });

@@ -47,6 +47,8 @@ export class ApprovalHub {
   private audience: ApprovalAudience = { hasApprover: () => false, broadcast: () => {} };
   private readonly live = new Map<string, LiveApproval>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Set when the gateway stops: aborted waits stay pending for the next process to resume. */
+  private suspended = false;
 
   constructor(private readonly deps: ApprovalHubDeps) {
     this.store = new ApprovalStore(deps.home);
@@ -137,6 +139,7 @@ export class ApprovalHub {
     const { approval, resolution, cause } = event;
     const live = this.live.get(approval.id);
     this.live.delete(approval.id);
+    if (this.suspended && cause === "aborted") return; // the gateway is stopping: still pending for the next one
     const e: ApprovalEnd = {
       decision: resolution.decision,
       cause,
@@ -158,6 +161,7 @@ export class ApprovalHub {
     for (const [id, l] of this.live) {
       if (l.stored.runId !== ctx.runId) continue;
       this.live.delete(id);
+      if (this.suspended) continue;
       const e: ApprovalEnd = { decision: "deny", cause: "aborted", resolvedBy: "abort", at: Date.now() };
       if (this.store.end(id, "pending", "resolved", e)) this.announceEnd(l.stored, e, ctx.emit);
     }
@@ -209,6 +213,11 @@ export class ApprovalHub {
       at: Date.now(),
     });
     return { ok: true, id, decision, resumed: true };
+  }
+
+  /** The gateway is stopping: waits its runs abort now stay pending, to be resumed after the restart. */
+  suspend(): void {
+    this.suspended = true;
   }
 
   close(): void {

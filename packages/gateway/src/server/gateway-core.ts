@@ -179,6 +179,8 @@ export class GatewayCore {
 
   /** Stops taking work, aborts every run, waits up to `graceMs` for them to end, closes the store. */
   async shutdown(graceMs = 3000): Promise<void> {
+    // Approvals waiting now stay pending across the restart (the aborts below do not decide them).
+    this.approvals.suspend();
     this.queues.abortAll("shutdown");
     this.lanes.drain();
     const pending = this.runs.active().map((r) => this.runs.whenDone(r.request.runId));

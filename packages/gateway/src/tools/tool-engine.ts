@@ -14,6 +14,7 @@ import {
   SessionManager,
   SettingsManager,
 } from "@tiller/coding-agent";
+import { rewindToBatch } from "../approvals/resume-branch.js";
 import type { HookRunner } from "../plugins/hook-runner.js";
 import type { EmbeddedSession, EngineEvent, SessionFactory } from "../run/embedded-session.js";
 import type { RunContext } from "../run/run-types.js";
@@ -169,6 +170,7 @@ function isAgentEvent(e: { type: string }): e is AgentEvent {
 export function createToolSessionFactory(options: ToolEngineOptions): SessionFactory {
   return async (ctx) => {
     const sm = openSessionManager(ctx, options.transcriptDir(ctx.agentId));
+    if (ctx.request.resume) rewindToBatch(sm, ctx.request.resume);
     const hooks = options.hooks;
     if (hooks?.hasHooks("tool_result_persist")) {
       // The transcript gets the plugins' version of each tool result; the model already saw the original.
