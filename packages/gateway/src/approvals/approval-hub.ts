@@ -49,6 +49,7 @@ export class ApprovalHub {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Set when the gateway stops: aborted waits stay pending for the next process to resume. */
   private suspended = false;
+  private closed = false;
 
   constructor(private readonly deps: ApprovalHubDeps) {
     this.store = new ApprovalStore(deps.home);
@@ -221,6 +222,7 @@ export class ApprovalHub {
   }
 
   close(): void {
+    this.closed = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     this.store.close();
@@ -258,6 +260,7 @@ export class ApprovalHub {
 
   /** Once no approval of the run waits, a run with the same runId resumes its batch on the session's lane. */
   private maybeResume(runId: string): void {
+    if (this.closed) return;
     const rows = this.store.ofRun(runId);
     if (rows.some((r) => r.status === "pending")) return;
     const decided = rows.filter((r) => r.status === "decided");
@@ -287,6 +290,7 @@ export class ApprovalHub {
 
   /** The resume must not be steered into (or merged with) another turn: it waits for the session's active one. */
   private submitWhenIdle(request: RunRequest): void {
+    if (this.closed || this.suspended) return; // the next process resumes it
     const queues = this.deps.queues();
     const active = queues.active(request.sessionKey);
     if (active && !active.finished) {
