@@ -1,4 +1,5 @@
 export * from "./agent-session/index.js";
+export * from "./approvals/index.js";
 export * from "./auth/index.js";
 // pi's terminal-UI names (themes, keybindings, diff, components, InteractiveMode) over Tiller's TUI.
 export * from "./cli/tui/pi/index.js";
