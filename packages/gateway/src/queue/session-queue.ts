@@ -144,6 +144,8 @@ export class SessionQueues {
       .then((outcome) => {
         turn.finished = true;
         for (const m of turn.members) this.deps.finish(m, outcome);
+        // Steered too late for the loop (it had ended): they run next, in the order they came.
+        if (turn.unreached.length > 0) state.pending.unshift(...turn.unreached);
         if (state.active === turn) state.active = undefined;
         this.drain(state);
       });

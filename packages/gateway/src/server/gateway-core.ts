@@ -83,6 +83,7 @@ export class GatewayCore {
       store: this.store,
       bus: this.bus,
       ...(shaped?.sessionFactory ? { sessionFactory: shaped.sessionFactory } : {}),
+      ...(shaped?.pipeline ? { pipeline: shaped.pipeline } : {}),
       ...opts.runner,
       extensions: [failover, ...(shaped?.extensions ?? []), ...(opts.runner?.extensions ?? [])],
     });
