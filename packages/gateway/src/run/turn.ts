@@ -62,7 +62,7 @@ export class Turn {
     if (this.finished || this.controller.signal.aborted || this.engineDone) return false;
     if (this.session) {
       if (!this.session.isStreaming) return false;
-      this.session.steer(request.message);
+      this.session.steer(request.message, request.images);
     } else if (this.started) {
       this.beforeOpen.push(request);
     } else {
@@ -78,7 +78,7 @@ export class Turn {
    */
   attach(session: EmbeddedSession): void {
     this.session = session;
-    for (const r of this.beforeOpen.splice(0)) session.steer(r.message);
+    for (const r of this.beforeOpen.splice(0)) session.steer(r.message, r.images);
   }
 
   /**
