@@ -7,11 +7,15 @@ import { mkdirSync } from "node:fs";
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
 import type { AssistantMessage, ImageContent, UserMessage } from "@tiller/ai";
 import { convertToLlm, SessionManager } from "@tiller/coding-agent";
-import type { EmbeddedSession, EngineEvent, SessionFactory } from "../packages/gateway/src/run/embedded-session.js";
+import type {
+  AgentSessionEvent,
+  EmbeddedSession,
+  SessionFactory,
+} from "../packages/gateway/src/run/embedded-session.js";
 import type { RunContext } from "../packages/gateway/src/run/run-types.js";
 
 export class BasicSession implements EmbeddedSession {
-  private readonly listeners = new Set<(e: EngineEvent) => void>();
+  private readonly listeners = new Set<(e: AgentSessionEvent) => void>();
   private readonly steering: string[] = [];
   private controller: AbortController | undefined;
   private history: AgentMessage[];
@@ -54,30 +58,37 @@ export class BasicSession implements EmbeddedSession {
     return this.sm.getSessionFile();
   }
 
-  get messages(): readonly AgentMessage[] {
+  get messages(): AgentMessage[] {
     return this.history;
   }
 
-  subscribe(listener: (e: EngineEvent) => void): () => void {
+  get isStreaming(): boolean {
+    return this.running;
+  }
+
+  subscribe(listener: (e: AgentSessionEvent) => void): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
-  steer(text: string): boolean {
-    if (!this.running) return false;
+  steer(text: string): void {
     this.steering.push(text);
-    return true;
   }
 
-  abort(): void {
+  clearQueue(): { steering: string[]; followUp: string[] } {
+    return { steering: this.steering.splice(0), followUp: [] };
+  }
+
+  async abort(): Promise<void> {
     this.controller?.abort();
   }
 
-  async prompt(text: string, images?: ImageContent[]): Promise<void> {
+  async prompt(text: string, options: { images?: ImageContent[] } = {}): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
-    const onOuterAbort = (): void => controller.abort();
-    this.ctx.signal.addEventListener("abort", onOuterAbort, { once: true });
+    const images = options.images;
     this.running = true;
     try {
       this.emit({ type: "agent_start" });
@@ -95,7 +106,6 @@ export class BasicSession implements EmbeddedSession {
       this.emit({ type: "agent_end", messages: this.ctx.newMessages.slice() });
     } finally {
       this.running = false;
-      this.ctx.signal.removeEventListener("abort", onOuterAbort);
       this.controller = undefined;
     }
   }
@@ -139,7 +149,6 @@ export class BasicSession implements EmbeddedSession {
 
   private append(message: AgentMessage): void {
     this.history.push(message);
-    this.ctx.newMessages.push(message);
     this.sm.appendMessage(message);
     if (message.role !== "user") this.emit({ type: "message_end", message });
     else {

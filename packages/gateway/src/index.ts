@@ -39,6 +39,8 @@ export * from "./run/event-bus.js";
 export * from "./run/reply-payloads.js";
 export * from "./run/run-registry.js";
 export * from "./run/run-types.js";
+export type { RunPipeline } from "./run/stages/pipeline.js";
+export type { ReplyShapingOptions } from "./run/stages/reply-stage.js";
 export * from "./run/turn.js";
 export * from "./server/connection.js";
 export * from "./server/gateway-core.js";

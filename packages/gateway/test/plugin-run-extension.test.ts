@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: a partial RunContext is enough for the stages under test.
 /**
- * The run extension's event handling without a process: compaction retry resets the shaper (nothing from the
- * failed attempt is sent), before/after_compaction fire, the assistant stream carries cleaned deltas, block replies
- * go out on the `block` stream.
+ * The run extension and the runner's stages without a process: compaction retry resets the reply shaping
+ * (nothing from the failed attempt is sent), before/after_compaction fire, the assistant stream carries cleaned
+ * deltas, block replies go out on the `block` stream, model overrides, the workspace and prompt stages.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +13,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGatewayRunExtension } from "../src/plugins/gateway-run-extension.js";
 import { HookRunner } from "../src/plugins/hook-runner.js";
 import type { ErasedHookHandler, PluginHookName } from "../src/plugins/hook-types.js";
+import type { EmbeddedSession } from "../src/run/embedded-session.js";
 import type { RunContext, RunOutcome } from "../src/run/run-types.js";
+import { resolveRunModel } from "../src/run/stages/model-stage.js";
+import { hookContextOf, SkillsSnapshots } from "../src/run/stages/pipeline.js";
+import { buildRunPrompt } from "../src/run/stages/prompt-stage.js";
+import { RunReplyShaping } from "../src/run/stages/reply-stage.js";
+import { resolveRunWorkspace } from "../src/run/stages/workspace-stage.js";
 
 let home: string;
 beforeEach(() => {
@@ -58,6 +64,7 @@ function fakeCtx(emitted: { stream: string; data: any }[]): RunContext {
     signal: new AbortController().signal,
     emit: (stream: string, data: any) => emitted.push({ stream, data }),
     newMessages: [],
+    payloads: [],
     usage: {} as any,
     state: {},
     startedAt: 1,
@@ -109,6 +116,9 @@ const outcome: RunOutcome = {
   result: { payloads: [], meta: { durationMs: 1, agentMeta: { sessionId: "s1", provider: "mock", model: "m" } } },
 };
 
+/** The session as the extension's event hook sees it. */
+const session = { messages: [], sessionFile: undefined } as unknown as EmbeddedSession;
+
 describe("gateway run extension", () => {
   it("a compaction retry drops the failed attempt's text; compaction hooks fire; cleaned deltas are returned", async () => {
     const seen: string[] = [];
@@ -121,15 +131,21 @@ describe("gateway run extension", () => {
     const emitted: { stream: string; data: any }[] = [];
     const ctx = fakeCtx(emitted);
     await ext.resolveModel?.(ctx);
+    const reply = new RunReplyShaping(ctx, {});
+    const feed = (e: any) => {
+      const cleaned = reply.handle(e);
+      ext.onAgentEvent?.(ctx, e, session);
+      return cleaned;
+    };
     const failed = textEvents(["Half <think>plan</think>an ans"]);
-    const shaped = failed.map((e) => ext.onEngineEvent?.(ctx, e));
+    const shaped = failed.map(feed);
     expect(shaped[1]).toBe("Half an ans");
     // The event itself is untouched: the engine and other listeners read what the model sent.
     expect((failed[1] as any).assistantMessageEvent.delta).toBe("Half <think>plan</think>an ans");
-    ext.onEngineEvent?.(ctx, { type: "compaction_start", reason: "overflow" });
-    ext.onEngineEvent?.(ctx, { type: "compaction_end", willRetry: true });
-    for (const e of textEvents(["The whole answer."])) ext.onEngineEvent?.(ctx, e);
-    const payloads = await ext.shapeReply?.(ctx, [{ text: "unshaped", mediaUrl: null }]);
+    feed({ type: "compaction_start", reason: "overflow" });
+    feed({ type: "compaction_end", reason: "overflow", result: undefined, aborted: false, willRetry: true });
+    for (const e of textEvents(["The whole answer."])) feed(e);
+    const payloads = await ext.shapeReply?.(ctx, reply.payloads());
     expect(payloads).toEqual([{ text: "The whole answer.", mediaUrl: null }]);
     await ext.onRunEnd?.(ctx, outcome);
     await new Promise((r) => setTimeout(r, 5));
@@ -137,25 +153,21 @@ describe("gateway run extension", () => {
   });
 
   it("block streaming sends blocks as assistant events and keeps them out of the final payloads", async () => {
-    const ext = createGatewayRunExtension({
-      hooks: new HookRunner(),
-      blockStreaming: { minChars: 5, maxChars: 30, break: "text_end" },
-    });
     const emitted: { stream: string; data: any }[] = [];
     const ctx = fakeCtx(emitted);
-    await ext.resolveModel?.(ctx);
-    for (const e of textEvents(["First block here.\n\nSecond ", "block here."])) ext.onEngineEvent?.(ctx, e);
+    const reply = new RunReplyShaping(ctx, { blockStreaming: { minChars: 5, maxChars: 30, break: "text_end" } });
+    for (const e of textEvents(["First block here.\n\nSecond ", "block here."])) reply.handle(e);
     const blocks = emitted.filter((e) => e.stream === "block").map((e) => e.data.text);
     expect(blocks).toEqual(["First block here.", "Second block here."]);
-    expect(await ext.shapeReply?.(ctx, [])).toEqual([]);
+    expect(reply.payloads()).toEqual([]);
   });
 
   it("before_model_resolve overrides switch the run's model; an unknown override keeps the model and is logged", async () => {
     const other = { ref: "mock/big", model: { provider: "mock", id: "big" } };
     const models = { resolve: (ref: string) => (ref === "big" ? other : undefined) } as any;
     const logs: string[] = [];
-    const make = (model: string) =>
-      createGatewayRunExtension({
+    const stage = (ctx: RunContext, model: string) =>
+      resolveRunModel(ctx, {
         hooks: new HookRunner([
           {
             pluginId: "router",
@@ -164,14 +176,14 @@ describe("gateway run extension", () => {
             handler: (() => ({ modelOverride: model })) as ErasedHookHandler,
           },
         ]),
-        models: () => models,
+        models,
         log: (l) => logs.push(l),
       });
     const ctx = fakeCtx([]);
-    await make("big").resolveModel?.(ctx);
+    await stage(ctx, "big");
     expect(ctx.model).toBe(other);
     const ctx2 = fakeCtx([]);
-    await make("nope").resolveModel?.(ctx2);
+    await stage(ctx2, "nope");
     expect(ctx2.model.ref).toBe("mock/m");
     expect(logs.join()).toContain("model override /nope is unknown");
   });
@@ -195,21 +207,35 @@ describe("gateway run extension", () => {
     const ctx = fakeCtx([]);
     (ctx as any).runId = "compact:abc";
     await ext.resolveModel?.(ctx);
-    await ext.buildPrompt?.(ctx);
+    const prompt = await buildRunPrompt(ctx, {
+      workspace: resolveRunWorkspace(ctx),
+      skills: new SkillsSnapshots().of(ctx, resolveRunWorkspace(ctx)),
+      tools: [],
+      hooks,
+      hookContext: hookContextOf(ctx),
+    });
+    expect(await ext.claimTurn?.(ctx, prompt)).toBeUndefined();
     expect(seen).toEqual([]);
-    const call = ctx.callModel;
-    expect(ext.wrapModelCall?.(call, ctx)).toBe(call);
   });
 
-  it("buildPrompt creates the agent workspace on first use and puts the report in the run state", async () => {
-    const ext = createGatewayRunExtension({ hooks: new HookRunner() });
+  it("the workspace stage creates the agent workspace on first use; the prompt stage returns its report", async () => {
     const ctx = fakeCtx([]);
-    await ext.resolveModel?.(ctx);
-    await ext.buildPrompt?.(ctx);
+    const workspace = resolveRunWorkspace(ctx);
+    const hooks = new HookRunner();
+    const prepared = await buildRunPrompt(ctx, {
+      workspace,
+      skills: new SkillsSnapshots().of(ctx, workspace),
+      tools: [],
+      hooks,
+      hookContext: hookContextOf(ctx),
+    });
     expect(ctx.workspaceDir).toBe(join(home, "workspace"));
     expect(ctx.systemPrompt).toContain(`Your working directory is ${join(home, "workspace")}`);
-    const st = ctx.state["gateway-shaping"] as any;
-    expect(st.report.sections.map((s: any) => s.id)).toContain("project_context");
-    expect(st.report.bootstrapFiles.every((f: any) => f.missing)).toBe(true);
+    expect(prepared.report.sections.map((s: any) => s.id)).toContain("project_context");
+    expect(prepared.report.bootstrapFiles.every((f: any) => f.missing)).toBe(true);
+    // `/context` is answered with that report instead of a model call.
+    (ctx.request as any).message = "/context";
+    const claim = await createGatewayRunExtension({ hooks }).claimTurn?.(ctx, prepared);
+    expect(claim?.reply).toMatch(/^System prompt \(full\)/);
   });
 });

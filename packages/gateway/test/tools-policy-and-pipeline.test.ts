@@ -174,6 +174,15 @@ describe("gateway tool pipeline", () => {
     await expect(p).rejects.toThrow(/aborted/);
   });
 
+  it("without a run signal, a tool that ignores its call's signal still ends when that signal aborts", async () => {
+    const controller = new AbortController();
+    const never = fakeTool("slow", () => new Promise<string>(() => {}));
+    const { tools } = buildGatewayToolset({ workspaceDir: dir, base: [never] });
+    const p = (tools[0] as AgentTool).execute("s2", {}, controller.signal);
+    setTimeout(() => controller.abort(), 10);
+    await expect(p).rejects.toThrow(/aborted/);
+  });
+
   it("tool results are size-capped with a note before anyone stores them", async () => {
     const { tools } = buildGatewayToolset({
       workspaceDir: dir,

@@ -9,7 +9,16 @@
  * `streamingBehavior` and queues the text instead.
  */
 
-import type { Agent, AgentEvent, AgentMessage, AgentTool, ThinkingLevel, ToolCallsResume } from "@tiller/agent";
+import type {
+  Agent,
+  AgentEvent,
+  AgentMessage,
+  AgentTool,
+  ApprovalDecision,
+  ResolveApprovalOptions,
+  ThinkingLevel,
+  ToolCallsResume,
+} from "@tiller/agent";
 import { clampThinkingLevel, type ImageContent, type Model, type UserMessage } from "@tiller/ai";
 import type { CompactionResult } from "../compaction/compact.js";
 import { estimateTokens, shouldCompact } from "../compaction/estimate.js";
@@ -199,6 +208,14 @@ export class AgentSessionCore {
     this.assertUsable();
     this.assertIdle("resume tool calls");
     await this.run(() => this.agent.resumeToolCalls(resume));
+  }
+
+  /**
+   * Decides a pending approval of the running loop (a `tool_approval_request`'s id); false when none with that id
+   * waits. Throws for a decision the request does not offer. See `Agent.resolveApproval`.
+   */
+  resolveApproval(id: string, decision: ApprovalDecision, options?: ResolveApprovalOptions): boolean {
+    return this.agent.resolveApproval(id, decision, options);
   }
 
   /**

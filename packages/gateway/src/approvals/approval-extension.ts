@@ -1,13 +1,12 @@
 /**
- * The run extension of approvals: puts the exec policy on the run's exec tools, keeps the engine so decisions can
+ * The run extension of approvals: puts the exec policy on the run's exec tools, hands the session to the hub so decisions can
  * reach its agent, and hands the agent's approval events to the hub (`tool_approval_request` → stored, then
  * announced; `tool_approval_end` → resolved, `allow-always` recorded). It also keeps the finished results of the
  * current tool batch, which a resume after a restart needs.
  */
-import { type AgentEvent, toolResultOf } from "@tiller/agent";
+import { toolResultOf } from "@tiller/agent";
 import type { ToolResultMessage } from "@tiller/ai";
 import type { ExecApprovals } from "@tiller/coding-agent";
-import type { EmbeddedSession } from "../run/embedded-session.js";
 import type { RunContext, RunExtension } from "../run/run-types.js";
 import type { ApprovalHub } from "./approval-hub.js";
 import { applyExecApprovals, recordAllowAlways } from "./exec-policy.js";
@@ -15,7 +14,6 @@ import { applyExecApprovals, recordAllowAlways } from "./exec-policy.js";
 const NAME = "approvals";
 
 interface RunApprovals {
-  engine?: EmbeddedSession;
   exec?: ExecApprovals;
   /** Results of the current batch's finished calls. */
   batch: ToolResultMessage[];
@@ -33,18 +31,13 @@ function stateOf(ctx: RunContext): RunApprovals {
 export function createApprovalExtension(hub: ApprovalHub, log?: (line: string) => void): RunExtension {
   return {
     name: NAME,
-    // After the shaping extension's tools stage: the run's tools exist.
-    buildPrompt(ctx) {
+    // After the tools stage: the run's tools exist.
+    prepareTools(ctx) {
       const exec = applyExecApprovals(ctx, () => hub.hasApprover());
       if (exec) stateOf(ctx).exec = exec;
     },
-    onEngineStart(ctx, engine) {
-      stateOf(ctx).engine = engine;
-    },
-    onEngineEvent(ctx, raw) {
-      const event = raw as AgentEvent;
-      const s = ctx.state[NAME] as RunApprovals | undefined;
-      if (!s?.engine) return undefined;
+    onAgentEvent(ctx, event, session) {
+      const s = stateOf(ctx);
       switch (event.type) {
         case "turn_start":
           s.batch = [];
@@ -54,7 +47,7 @@ export function createApprovalExtension(hub: ApprovalHub, log?: (line: string) =
           hub.batchResults(ctx.runId, s.batch);
           break;
         case "tool_approval_request":
-          hub.requested(ctx, s.engine, event.approval, s.batch);
+          hub.requested(ctx, session, event.approval, s.batch);
           break;
         case "tool_approval_end":
           recordAllowAlways(event, ctx.config.home, s.exec, log);
@@ -63,7 +56,6 @@ export function createApprovalExtension(hub: ApprovalHub, log?: (line: string) =
         default:
           break;
       }
-      return undefined;
     },
     onRunEnd(ctx) {
       hub.runEnded(ctx);

@@ -1,7 +1,7 @@
 /**
  * Loads plugins (`$TILLER_HOME/plugins/`, `plugins.load`) and gateway hooks (`$TILLER_HOME/hooks/`), and returns
- * the run extension and (with `tools.enabled`) the tool engine, plus the gateway lifecycle and command hook
- * calls. `startGateway` (start-gateway.ts) passes it to the server as `shaping`; the core keeps it.
+ * the runner's pipeline (what its workspace, tools, prompt and reply stages use), the plugins' run extension and
+ * (with `tools.enabled`) the tool engine, plus the gateway lifecycle and command hook calls. `startGateway` (start-gateway.ts) passes it to the server as `shaping`; the core keeps it.
  *
  * tiller.json keys read here: `tools.enabled` (run tools through the agent loop; default true),
  * `agents.defaults.blockStreaming` ({ minChars, maxChars, breakPreference, break }), `agents.defaults.reasoning`
@@ -14,8 +14,9 @@ import { type GatewayMcp, startGatewayMcp } from "../mcp/gateway-mcp.js";
 import type { BlockStreamingOptions } from "../reply/reply-shaper.js";
 import type { SessionFactory } from "../run/embedded-session.js";
 import type { RunContext, RunExtension, RunRequest } from "../run/run-types.js";
+import type { RunPipeline } from "../run/stages/pipeline.js";
 import type { SessionEntry } from "../store/session-store.js";
-import type { GatewayToolDeps } from "../tools/gateway-tools.js";
+import { createGatewayTools, type GatewayToolDeps } from "../tools/gateway-tools.js";
 import { createToolSessionFactory } from "../tools/tool-engine.js";
 import { createGatewayRunExtension } from "./gateway-run-extension.js";
 import type { HookRunner } from "./hook-runner.js";
@@ -41,8 +42,8 @@ export interface GatewayShaping {
   internalHooks: InternalHookRegistry;
   /** MCP servers from `mcp.servers` (connected by `loadGatewayShaping`). */
   mcp: GatewayMcp;
-  /** The run extension and (with tools) the engine; `GatewayServer` installs them when given `shaping`. */
-  runner: { extensions: RunExtension[]; sessionFactory?: SessionFactory };
+  /** The stages' pipeline, the run extension and (with tools) the engine; the core installs them. */
+  runner: { pipeline: RunPipeline; extensions: RunExtension[]; sessionFactory?: SessionFactory };
   /** Gives the tool engine and the gateway tools access to the core; the core calls it when it is built. */
   attach(core: ShapingCoreAccess): void;
   /** gateway_start (plugins) and gateway:startup (hooks). */
@@ -120,19 +121,20 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
       },
     };
   };
-  const extension = createGatewayRunExtension({
+  const pipeline: RunPipeline = {
     hooks,
     internalHooks,
-    plugins,
-    models: () => core?.models,
     tools,
-    gatewayTools,
-    mcpTools: () => mcp.tools(),
-    blockStreaming: readBlockStreaming(defaults),
-    reasoning,
-    enforceFinalTag: defaults.enforceFinalTag === true,
+    gatewayTools: (ctx, hookContext) => createGatewayTools({ ...gatewayTools(ctx), hooks, hookContext }),
+    extraTools: async () => [...plugins.tools, ...(await mcp.tools())],
+    reply: {
+      blockStreaming: readBlockStreaming(defaults) ?? false,
+      reasoning,
+      enforceFinalTag: defaults.enforceFinalTag === true,
+    },
     log,
-  });
+  };
+  const extension = createGatewayRunExtension({ hooks });
   const sessionFactory = tools
     ? createToolSessionFactory({
         transcriptDir: (agentId) => {
@@ -149,7 +151,7 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
     hooks,
     internalHooks,
     mcp,
-    runner: { extensions: [extension], ...(sessionFactory ? { sessionFactory } : {}) },
+    runner: { pipeline, extensions: [extension], ...(sessionFactory ? { sessionFactory } : {}) },
     attach(c) {
       core = c;
       c.mcp = mcp;

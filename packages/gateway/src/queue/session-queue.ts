@@ -7,7 +7,9 @@
  *   interrupt abort the active turn, drop the queue, run the newest message.
  * The queue is capped; over the cap `drop` decides: old (drop the oldest), new (refuse the newcomer),
  * summarize (drop the oldest but carry a one-line summary of each into the next turn, whose outcome the
- * dropped requests then share). Turns pass the session lane and then the global lane.
+ * dropped requests then share). Turns pass the session lane — the one place a session is kept to one turn at
+ * a time — and then the global lane. The text of a steered message is handed to the running turn (and from
+ * there to the agent's own queue); nothing here keeps a copy of it.
  */
 import type { QueueSettings } from "../config/config-types.js";
 import { type CommandLanes, globalLane, sessionLane } from "../lanes/command-lanes.js";
@@ -30,12 +32,13 @@ export type SubmitResult = "started" | "steered" | "queued" | "dropped";
 
 interface SessionState {
   key: string;
+  /** The session's current turn: running, or built and waiting for its lanes. Steer, interrupt and abort act on it. */
   active?: Turn;
+  /** Requests waiting for a later turn (each has a task waiting in the session lane). */
   pending: RunRequest[];
   /** Requests dropped under `summarize`, answered by the next turn. */
   summarized: RunRequest[];
   lastEnqueueAt: number;
-  timer?: NodeJS.Timeout;
 }
 
 const SUMMARY_CHARS = 160;
@@ -48,7 +51,10 @@ export class SessionQueues {
   submit(req: RunRequest): SubmitResult {
     const state = this.state(req.sessionKey);
     if (!state.active && state.pending.length === 0 && state.summarized.length === 0) {
-      this.start(state, new Turn(req, [req], req.message));
+      const turn = new Turn(req, [req], req.message);
+      // Built now, so a message that comes while it waits for its lanes is steered into its prompt.
+      state.active = turn;
+      this.schedule(state, turn);
       return "started";
     }
     const settings = this.deps.settings(req.sessionKey);
@@ -57,9 +63,7 @@ export class SessionQueues {
         state.active?.abort("aborted");
         for (const p of state.pending.splice(0)) this.drop(p, "superseded by a newer message (interrupt)");
         for (const p of state.summarized.splice(0)) this.drop(p, "superseded by a newer message (interrupt)");
-        state.pending.push(req);
-        state.lastEnqueueAt = Date.now();
-        if (!state.active) this.drain(state);
+        this.enqueue(state, [req]);
         return "queued";
       }
       case "steer":
@@ -68,10 +72,8 @@ export class SessionQueues {
       default:
         break;
     }
-    state.pending.push(req);
-    state.lastEnqueueAt = Date.now();
+    this.enqueue(state, [req]);
     const dropped = this.enforceCap(state, settings);
-    if (!state.active) this.drain(state);
     return dropped === req ? "dropped" : "queued";
   }
 
@@ -103,7 +105,6 @@ export class SessionQueues {
   abortAll(reason: AbortReason): void {
     for (const key of [...this.sessions.keys()]) {
       const state = this.sessions.get(key) as SessionState;
-      if (state.timer) clearTimeout(state.timer);
       for (const p of state.pending.splice(0)) this.drop(p, "gateway shutting down", "aborted");
       for (const p of state.summarized.splice(0)) this.drop(p, "gateway shutting down", "aborted");
       state.active?.abort(reason);
@@ -130,48 +131,62 @@ export class SessionQueues {
     return s;
   }
 
-  private start(state: SessionState, turn: Turn): void {
-    state.active = turn;
-    const key = turn.sessionKey;
+  /** Queues requests for a later turn: each gets a task in the session lane, which builds that turn when it runs. */
+  private enqueue(state: SessionState, requests: RunRequest[], front = false): void {
+    if (front) state.pending.unshift(...requests);
+    else state.pending.push(...requests);
+    state.lastEnqueueAt = Date.now();
+    for (let i = 0; i < requests.length; i++) this.schedule(state);
+  }
+
+  /**
+   * One task in the session lane — the only thing that keeps a session to one turn at a time. It runs `built`, or
+   * (queued requests) builds the turn from what waits when its turn comes, so collect can merge everything that
+   * came meanwhile; a task that finds nothing waiting (taken by an earlier merge, aborted, dropped) just ends.
+   */
+  private schedule(state: SessionState, built?: Turn): void {
     this.deps.lanes
-      .run(sessionLane(key), () =>
-        this.deps.lanes.run(globalLane(turn.primary.lane), () => {
-          this.deps.onStart(turn);
-          return this.deps.execute(turn);
-        }),
-      )
-      .catch((err: unknown): RunOutcome => failedOutcome(err, turn))
-      .then((outcome) => {
-        turn.finished = true;
-        for (const m of turn.members) this.deps.finish(m, outcome);
-        if (state.active === turn) state.active = undefined;
-        this.drain(state);
+      .run(sessionLane(state.key), async () => {
+        const turn = built ?? (await this.take(state));
+        if (!turn) return this.forgetIfIdle(state);
+        state.active = turn;
+        let outcome: RunOutcome;
+        try {
+          outcome = await this.deps.lanes.run(globalLane(turn.primary.lane), () => {
+            this.deps.onStart(turn);
+            return this.deps.execute(turn);
+          });
+        } catch (err) {
+          outcome = failedOutcome(err, turn);
+        }
+        this.end(state, turn, outcome);
+      })
+      .catch((err: unknown) => {
+        // The lane refused the task (shutdown): a turn already built is answered, never left waiting.
+        if (built && !built.finished) this.end(state, built, failedOutcome(err, built));
       });
   }
 
-  private drain(state: SessionState): void {
-    if (state.active) return;
-    if (state.pending.length === 0 && state.summarized.length === 0) {
-      if (!state.timer) this.forget(state);
-      return;
+  private end(state: SessionState, turn: Turn, outcome: RunOutcome): void {
+    turn.finished = true;
+    if (state.active === turn) state.active = undefined;
+    for (const m of turn.members) this.deps.finish(m, outcome);
+    // Steered too late for the loop (it had ended): they run next, in the order they came.
+    if (turn.unreached.length > 0) this.enqueue(state, turn.unreached, true);
+    this.forgetIfIdle(state);
+  }
+
+  /** The next turn from what waits: after collect's quiet period, every queued message merged; else the oldest. */
+  private async take(state: SessionState): Promise<Turn | undefined> {
+    for (;;) {
+      if (state.pending.length === 0 && state.summarized.length === 0) return undefined;
+      const settings = this.deps.settings(state.key);
+      const wait = settings.mode === "collect" ? settings.debounceMs - (Date.now() - state.lastEnqueueAt) : 0;
+      if (wait <= 0) break;
+      await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
     }
-    const first = (state.pending[0] ?? state.summarized[0]) as RunRequest;
-    const settings = this.deps.settings(first.sessionKey);
-    let taken: RunRequest[];
-    if (settings.mode === "collect") {
-      const wait = settings.debounceMs - (Date.now() - state.lastEnqueueAt);
-      if (wait > 0) {
-        if (state.timer) clearTimeout(state.timer);
-        state.timer = setTimeout(() => {
-          state.timer = undefined;
-          this.drain(state);
-        }, wait);
-        return;
-      }
-      taken = state.pending.splice(0);
-    } else {
-      taken = state.pending.splice(0, 1);
-    }
+    const settings = this.deps.settings(state.key);
+    const taken = settings.mode === "collect" ? state.pending.splice(0) : state.pending.splice(0, 1);
     const dropped = state.summarized.splice(0);
     let prompt = mergePrompt(taken);
     if (dropped.length > 0) {
@@ -180,7 +195,7 @@ export class SessionQueues {
     }
     const primary = taken[0] ?? (dropped[0] as RunRequest);
     const members = [...taken, ...dropped.filter((d) => d !== primary)];
-    this.start(state, new Turn(primary, members.includes(primary) ? members : [primary, ...members], prompt));
+    return new Turn(primary, members.includes(primary) ? members : [primary, ...members], prompt);
   }
 
   private enforceCap(state: SessionState, settings: QueueSettings): RunRequest | undefined {
@@ -213,7 +228,8 @@ export class SessionQueues {
     });
   }
 
-  private forget(state: SessionState): void {
+  private forgetIfIdle(state: SessionState): void {
+    if (state.active || state.pending.length > 0 || state.summarized.length > 0) return;
     if (this.sessions.get(state.key) === state) this.sessions.delete(state.key);
   }
 }

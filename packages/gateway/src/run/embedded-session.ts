@@ -1,48 +1,36 @@
 /**
- * The agent session a run drives: the subset of the coding agent's AgentSession the gateway needs. The default
- * factory (tools/tool-engine.ts) wraps the coding agent's AgentSession; another engine (the benchmarks' minimal
- * one) plugs in through `SessionFactory`.
+ * The session a run drives: the coding agent's `AgentSession` itself (tools/tool-engine.ts opens it), or
+ * another engine with the same members (the benchmarks' minimal one) plugged in through `SessionFactory`. Its
+ * events are the AgentSession's own (`AgentSessionEvent`: agent events, compaction, queue updates, approvals):
+ * the runner hands them to reply shaping, the extensions and the event bridge as they are, with no translation
+ * in between.
  */
-import type { AgentEvent, AgentMessage, ApprovalDecision, ToolCallsResume } from "@tiller/agent";
-import type { ImageContent } from "@tiller/ai";
+import type { AgentSession } from "@tiller/coding-agent";
 import type { RunContext } from "./run-types.js";
 
-/** Agent events plus the session-level events that become the `compaction` stream. */
-export type EngineEvent =
-  | AgentEvent
-  | { type: "compaction_start"; reason?: string }
-  | { type: "compaction_end"; willRetry: boolean; aborted?: boolean; errorMessage?: string };
+export type { AgentSessionEvent } from "@tiller/coding-agent";
 
-export interface EmbeddedSession {
-  readonly sessionId: string;
-  /** Transcript path once it exists. */
-  readonly sessionFile: string | undefined;
-  /** All messages of the session's current branch, this run's included. */
-  readonly messages: readonly AgentMessage[];
-  subscribe(listener: (event: EngineEvent) => void): () => void;
-  /** Runs the agent loop for `text` (with `images`, if any); resolves when the loop ends. Never rejects. */
-  prompt(text: string, images?: ImageContent[]): Promise<void>;
-  /**
-   * Injects a user message at the next boundary of the running loop (after the current model/tool step).
-   * Returns false when the loop has already decided to end: the caller must queue the message instead.
-   */
-  steer(text: string): boolean;
-  abort(): void;
-  /** Summarizes older history; `compacted:false` when there is nothing to do. */
-  compact?(): Promise<{ compacted: boolean; tokensBefore?: number; summary?: string }>;
-  /**
-   * Decides a pending approval of the running loop (`tool_approval_request`'s id); false when none with that id
-   * waits. Throws for a decision the request does not offer. Engines without approvals leave it out.
-   */
-  resolveApproval?(id: string, decision: ApprovalDecision, options?: { by?: string; reason?: string }): boolean;
-  /**
-   * Finishes a tool batch that waited for approval when an earlier process stopped, then continues the loop (the
-   * transcript ends with the batch's assistant message). Resolves when the loop ends. Never rejects.
-   */
-  resumeToolCalls?(resume: ToolCallsResume): Promise<void>;
-  /** Releases the transcript's write lock. Idempotent. */
-  dispose(): void;
-}
+/**
+ * The members of AgentSession a run uses. Contract: `prompt` runs the agent loop (retries, compaction) and
+ * resolves when it is over; `steer` puts a message into the agent's own queue, taken at the loop's next
+ * boundary (the first model request when the loop has not started yet); `clearQueue` takes back what the loop
+ * never delivered; `abort` ends the loop; `compact` (optional) summarizes older history and rejects when there
+ * is nothing to compact; `dispose` releases the transcript's write lock and is idempotent.
+ */
+export type EmbeddedSession = Pick<
+  AgentSession,
+  | "sessionId"
+  | "sessionFile"
+  | "messages"
+  | "isStreaming"
+  | "subscribe"
+  | "prompt"
+  | "steer"
+  | "clearQueue"
+  | "abort"
+  | "dispose"
+> &
+  Partial<Pick<AgentSession, "compact" | "resolveApproval" | "resumeToolCalls">>;
 
 /** Opens the session for a run. The write lock is taken here and held until `dispose()`. */
 export type SessionFactory = (ctx: RunContext) => Promise<EmbeddedSession>;

@@ -15,7 +15,7 @@
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
 import type { AgentStream, LifecycleData } from "../protocol/schema/events.js";
-import type { EngineEvent } from "./embedded-session.js";
+import type { AgentSessionEvent } from "./embedded-session.js";
 import type { EventBus } from "./event-bus.js";
 import type { RunOutcome } from "./run-types.js";
 
@@ -72,8 +72,12 @@ export class EventBridge {
     this.emit("compaction", { phase: "end", ...o });
   }
 
-  /** Turns one engine event into wire events. `shapedDelta`: the text to stream for a text delta (reply shaping). */
-  handle(event: EngineEvent, shapedDelta?: string): void {
+  /**
+   * Turns one event of the run's AgentSession, as the session emitted it, into wire events. `shapedDelta`: the
+   * text to stream for a text delta (reply shaping's cleaned text). Events without a wire form here (turn and
+   * queue updates, approvals…) pass by untouched.
+   */
+  handle(event: AgentSessionEvent, shapedDelta?: string): void {
     switch (event.type) {
       case "message_start":
         if ((event.message as { role?: string }).role === "assistant") this.sawTextInMessage = false;

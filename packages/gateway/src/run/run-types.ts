@@ -14,10 +14,12 @@ import type {
 } from "@tiller/ai";
 import type { TillerConfig } from "../config/config-types.js";
 import type { ResolvedModel } from "../config/models-config.js";
+import type { PreparedRunPrompt } from "../prompt/prepare-run-prompt.js";
 import type { ReplyPayload, RunEndStatus, RunResult } from "../protocol/schema/agent.js";
 import type { AgentStream } from "../protocol/schema/events.js";
 import type { SessionEntry } from "../store/session-store.js";
-import type { EmbeddedSession } from "./embedded-session.js";
+import type { AgentSessionEvent, EmbeddedSession } from "./embedded-session.js";
+import type { RunWorkspace } from "./stages/workspace-stage.js";
 
 /** One accepted `agent` / `chat.send` request. `runId` is its idempotency key. */
 export interface RunRequest {
@@ -70,8 +72,9 @@ export type ModelCall = (
 export type { AgentStream } from "../protocol/schema/events.js";
 
 /**
- * Everything one run carries from acceptance to its outcome. Extensions may read everything and change the
- * writable fields in their hooks (model, systemPrompt, prompt, callModel, payloads) before the next stage uses them.
+ * Everything one run carries from acceptance to its outcome. The stages fill it in order (model → workspace →
+ * tools → prompt → run → reply payloads); extensions may read everything and change the writable fields in their
+ * hooks (model, systemPrompt, prompt, callModel, payloads) before the next stage uses them.
  */
 export interface RunContext {
   readonly runId: string;
@@ -88,7 +91,10 @@ export interface RunContext {
   thinking: string;
   verbose: boolean;
   timeoutMs: number;
+  /** Where the run's tools work (the sandbox's directory when sandboxed). */
   workspaceDir: string;
+  /** The agent's workspace and sandbox (set by the workspace stage; absent in a bare core). */
+  workspace?: RunWorkspace;
   /** The tools the engine runs with (filled by the tools stage; none without one). */
   tools: AgentTool[];
   /** Skill names/prompts available to this run (filled by the skills stage). */
@@ -102,32 +108,42 @@ export interface RunContext {
   emit(stream: AgentStream, data: Record<string, unknown>): void;
   /** Messages added by this run (user, assistant, tool results), in order. */
   readonly newMessages: AgentMessage[];
+  /** The reply payloads (set by the reply stage, after `shapeReply`); what the run delivers. */
+  payloads: ReplyPayload[];
   usage: Usage;
-  /** Scratch space for extensions, keyed by extension name. */
+  /** Per-run records of extensions that keep some (failover's attempts), keyed by extension name. */
   readonly state: Record<string, unknown>;
   readonly startedAt: number;
 }
 
+/** An extension's answer to a turn instead of the model's (a plugin's `before_agent_reply`, `/context`). */
+export interface TurnClaim {
+  /** The reply; empty or absent: the turn is answered with silence. */
+  reply?: string;
+  /** Who answered (shown as the reply's model). */
+  pluginId: string;
+}
+
 /**
- * A hook set plugged into every run (prompt assembly, reply shaping, failover…). Hooks run in registration
- * order; each may mutate the context. All are optional.
+ * A hook set plugged into every run, at the stages the runner calls in order (run/agent-runner.ts). Hooks run in
+ * registration order and are all optional; each gets the run's context and the stage's typed output.
  */
 export interface RunExtension {
   name: string;
-  /** After the defaults are resolved, before the model is fixed: may change `ctx.model` / `ctx.thinking`. */
+  /** Stage "model", before the model hooks: may change `ctx.model` / `ctx.thinking`. */
   resolveModel?(ctx: RunContext): void | Promise<void>;
-  /** Builds or edits `ctx.systemPrompt` / `ctx.prompt` / `ctx.skills`. */
-  buildPrompt?(ctx: RunContext): void | Promise<void>;
-  /** Wraps the model call (failover, auth rotation); return the new call. */
+  /** After the prompt stage (its report included): answer the turn without a model call. */
+  claimTurn?(ctx: RunContext, prompt: PreparedRunPrompt): TurnClaim | undefined | Promise<TurnClaim | undefined>;
+  /** Wraps the model call (failover, auth rotation, sampling); return the new call. */
   wrapModelCall?(call: ModelCall, ctx: RunContext): ModelCall;
   /**
-   * Sees every engine event before it is bridged to streams. For a text delta it may return the text to stream
-   * instead (reply shaping's cleaned text); it must not change the event, which other consumers read.
+   * Sees every event of the run's session as it was emitted (after reply shaping, before the event bridge). It
+   * must not change the event: the session, the other extensions and the bridge read the same object.
    */
-  onEngineEvent?(ctx: RunContext, event: unknown): string | undefined;
-  /** The engine is open and subscribed, before it is prompted (approvals keep it to decide on it). */
-  onEngineStart?(ctx: RunContext, engine: EmbeddedSession): void;
-  /** May replace or filter the reply payloads built from the run's assistant messages. */
+  /** Stage "tools" is done: may wrap `ctx.tools` (approvals put the exec policy on the exec tools here). */
+  prepareTools?(ctx: RunContext): void;
+  onAgentEvent?(ctx: RunContext, event: AgentSessionEvent, session: EmbeddedSession): void;
+  /** May replace or filter the reply payloads (after reply shaping). */
   shapeReply?(ctx: RunContext, payloads: ReplyPayload[]): ReplyPayload[] | Promise<ReplyPayload[]>;
   /** After the outcome is known, before it is delivered. */
   onRunEnd?(ctx: RunContext, outcome: RunOutcome): void | Promise<void>;

@@ -95,6 +95,7 @@ export class GatewayCore {
       store: this.store,
       bus: this.bus,
       ...(shaped?.sessionFactory ? { sessionFactory: shaped.sessionFactory } : {}),
+      ...(shaped?.pipeline ? { pipeline: shaped.pipeline } : {}),
       ...opts.runner,
       // Approvals after the shaping extension: its tools stage has built the run's tools.
       extensions: [

@@ -6,7 +6,7 @@
  * adds its policy layers, its tools and the hook wrapper.
  */
 import type { AgentTool } from "@tiller/agent";
-import { buildToolPipeline, createAllTools } from "@tiller/coding-agent";
+import { buildToolPipeline, createAllTools, wrapToolWithAbort } from "@tiller/coding-agent";
 import type { HookRunner } from "../plugins/hook-runner.js";
 import type { PluginHookContext } from "../plugins/hook-types.js";
 import type { SandboxContext } from "../workspace.js";
@@ -93,6 +93,7 @@ export function buildGatewayToolset(o: GatewayToolsetOptions): GatewayToolset {
   const hooked = filtered.map((t) =>
     wrapToolWithHooks(t, { hooks: o.hooks, context: o.hookContext, sanitize: o.sanitize }),
   );
-  const tools = o.signal ? buildToolPipeline({ base: hooked, signal: o.signal }) : hooked;
+  // Every tool ends when its call's signal (the agent's) aborts, even one that ignores it; `signal` adds another.
+  const tools = hooked.map((t) => wrapToolWithAbort(t, o.signal));
   return { tools, policy, removed };
 }

@@ -1,12 +1,12 @@
 /**
- * Stage "run": the engine (the coding agent's AgentSession by default) runs the agent loop on the prompt. Its
- * events go to the extensions (reply shaping may return a cleaned delta) and then to the event bridge; messages
- * steered in while the engine opened are appended to the prompt; an aborted engine gets ABORT_GRACE_MS to wind
- * down before the run stops waiting for it, so a lane cannot stay stuck.
+ * Stage "run": the session (the coding agent's AgentSession by default) runs the agent loop on the prompt. Each
+ * of its events goes, as the session emitted it, to `onEvent` (the runner's: reply shaping, the extensions, then
+ * the event bridge), after the message it ends is recorded in `ctx.newMessages`. The run's signal is the one
+ * abort path: it aborts the session. An aborted session gets ABORT_GRACE_MS to wind down before the run stops
+ * waiting for it, so a lane cannot stay stuck.
  */
-import type { EmbeddedSession } from "../embedded-session.js";
-import type { EventBridge } from "../event-bridge.js";
-import type { RunContext, RunExtension } from "../run-types.js";
+import type { AgentSessionEvent, EmbeddedSession } from "../embedded-session.js";
+import type { RunContext } from "../run-types.js";
 import type { Turn } from "../turn.js";
 
 /** How long an aborted engine gets to wind down before the runner stops waiting for it. */
@@ -15,31 +15,29 @@ export const ABORT_GRACE_MS = 5_000;
 export async function runEngine(
   ctx: RunContext,
   turn: Turn,
-  engine: EmbeddedSession,
-  extensions: readonly RunExtension[],
-  bridge: EventBridge,
+  session: EmbeddedSession,
+  onEvent: (event: AgentSessionEvent) => void,
 ): Promise<void> {
-  const unsubscribe = engine.subscribe((event) => {
-    let shaped: string | undefined;
-    for (const ext of extensions) {
-      const text = ext.onEngineEvent?.(ctx, event);
-      if (text !== undefined) shaped = text;
-    }
-    bridge.handle(event, shaped);
+  const unsubscribe = session.subscribe((event) => {
+    if (event.type === "message_end") ctx.newMessages.push(event.message);
+    onEvent(event);
   });
-  for (const ext of extensions) ext.onEngineStart?.(ctx, engine);
-  const steered = turn.attach(engine);
-  if (steered.length > 0) ctx.prompt = [ctx.prompt, ...steered].join("\n\n");
+  const signal = turn.controller.signal;
+  const onAbort = (): void => void session.abort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  turn.attach(session);
   try {
+    const images = ctx.request.images;
     // A run resuming a batch decided after a restart continues the loop instead of prompting.
     const resume = ctx.request.resume;
     const started = resume
-      ? engine.resumeToolCalls
-        ? engine.resumeToolCalls(resume)
+      ? session.resumeToolCalls
+        ? session.resumeToolCalls(resume)
         : Promise.reject(new Error("this engine cannot resume tool calls"))
-      : engine.prompt(ctx.prompt, ctx.request.images);
-    await untilSettledOrAbandoned(started, turn.controller.signal);
+      : session.prompt(ctx.prompt, images?.length ? { images } : {});
+    await untilSettledOrAbandoned(started, signal);
   } finally {
+    signal.removeEventListener("abort", onAbort);
     turn.detach();
     unsubscribe();
   }

@@ -34,7 +34,8 @@ export function buildRunTools(ctx: RunContext, input: RunToolsInput): AgentTool<
     pluginTools: [...input.pluginTools],
     hooks: input.hooks,
     hookContext: input.hookContext,
-    signal: ctx.signal,
+    // No run signal here: a run's abort reaches its tools through the agent (the run stage aborts the session,
+    // the agent aborts each call's signal), the one abort path.
     env: input.skills.env as Record<string, string>,
     modelAcceptsImages: ctx.model.model.input.includes("image"),
   });

@@ -1,6 +1,6 @@
 /**
  * Stage "workspace and sandbox": the agent's workspace (created on first use) and, with sandboxing on, the
- * sandbox the run's tools are confined to. Sets `ctx.workspaceDir` to where the tools work.
+ * sandbox the run's tools are confined to. Sets `ctx.workspace`, and `ctx.workspaceDir` to where the tools work.
  */
 import {
   ensureWorkspace,
@@ -38,5 +38,6 @@ export function resolveRunWorkspace(ctx: RunContext): RunWorkspace {
     sandbox: readSandboxSettings(cfg.raw),
   });
   ctx.workspaceDir = sandbox.workspaceDir;
-  return { agentWorkspaceDir, sandbox };
+  ctx.workspace = { agentWorkspaceDir, sandbox };
+  return ctx.workspace;
 }
