@@ -1,6 +1,6 @@
 /**
  * The web page in a real browser (Debian's chromium) against a real gateway process and a scripted model:
- * log in, send and see the reply stream in as Markdown, steer a run that is calling slow tools (the
+ * log in, send and see the reply stream in as Markdown with the run's tokens and cost, steer a run that is calling slow tools (the
  * steering message reaches the next model request), follow up, stop, and the plain-ws:// refusal.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,7 +28,12 @@ beforeAll(async () => {
   await ensureWebBuilt();
   mock = await startScriptedModel();
   gw = await spawnWebGateway(
-    makeHome({ mockBaseUrl: mock.baseUrl, config: { agents: { defaults: { reasoning: "stream" } } } }),
+    // Priced so that every model call (10 in, 5 out) costs 10 × $2000/M + 5 × $10000/M = $0.07.
+    makeHome({
+      mockBaseUrl: mock.baseUrl,
+      mockCost: { input: 2000, output: 10_000 },
+      config: { agents: { defaults: { reasoning: "stream" } } },
+    }),
     ["--token", TOKEN],
   );
   browser = await launchBrowser();
@@ -77,12 +82,12 @@ describe("web page: chat", () => {
     expect(await page.evaluate("navigator.clipboard.readText()")).toBe("const answer = 42;");
     await expect
       .poll(() => log.getByLabel("Run usage").first().textContent(), { timeout: 20_000 })
-      .toMatch(/10 in · 5 out/);
+      .toMatch(/^10 in · 5 out · \$0\.07 · \d+\.\d s$/);
     await expect.poll(() => box.inputValue(), { timeout: 20_000 }).toBe("");
     // The session's totals follow the run.
     await expect
       .poll(() => page.getByLabel("Session usage").textContent(), { timeout: 20_000 })
-      .toMatch(/10 in · 5 out/);
+      .toBe("10 in · 5 out · $0.07");
     await screenshot(page, "chat-1280x800");
     await page.close();
   }, 90_000);

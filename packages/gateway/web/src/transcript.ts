@@ -3,7 +3,7 @@
  * events — Markdown text, collapsible thinking, tool cards (arguments, live output, result) and errors in
  * place. Streaming text is re-rendered at most once per animation frame, not once per delta.
  */
-import { h, tokens } from "./dom.js";
+import { h, tokens, usd } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import type { AgentEventPayload, ContentPart, HistoryMessage, RunUsage } from "./types.js";
 
@@ -21,6 +21,9 @@ interface RunView {
   thinking?: { el: HTMLElement; pre: HTMLElement; text: string };
   tools: Map<string, HTMLElement>;
   ended: boolean;
+  /** The run's usage so far: summed from its `usage` events, replaced by the final answer's total. */
+  usage?: { input: number; output: number; cacheRead: number; costUsd: number };
+  durationMs?: number;
 }
 
 /** Text of a tool result / partial result ({content:[{type:"text",text}]}), or its JSON. */
@@ -153,6 +156,16 @@ export class Transcript {
           else if (d.aborted) r.body.append(h("div", { class: "status-note" }, d.timedOut ? "Timed out." : "Stopped."));
         }
         break;
+      case "usage":
+        // One model call answered: the run's line counts up live (any tab, any client's run).
+        r.usage = {
+          input: (r.usage?.input ?? 0) + Number(d.input ?? 0),
+          output: (r.usage?.output ?? 0) + Number(d.output ?? 0),
+          cacheRead: (r.usage?.cacheRead ?? 0) + Number(d.cacheRead ?? 0),
+          costUsd: (r.usage?.costUsd ?? 0) + Number(d.costUsd ?? 0),
+        };
+        this.renderUsage(r);
+        break;
       case "compaction":
         if (d.phase === "end")
           r.body.append(
@@ -165,16 +178,30 @@ export class Transcript {
     this.scroll();
   }
 
-  /** Usage line under a finished run. */
+  /** The run's total from its final answer (authoritative over the live sum), with its duration. */
   setUsage(runId: string, usage: RunUsage | undefined, durationMs?: number): void {
     const r = this.runs.get(runId);
     if (!r || !usage) return;
-    r.el.querySelector(".usage")?.remove();
-    const parts = [`${tokens(usage.input)} in`, `${tokens(usage.output)} out`];
-    if (usage.cacheRead) parts.push(`${tokens(usage.cacheRead)} cached`);
-    if (typeof usage.cost === "number") parts.push(`$${usage.cost.toFixed(4)}`);
-    if (durationMs !== undefined) parts.push(`${(durationMs / 1000).toFixed(1)} s`);
-    r.el.append(h("div", { class: "usage", "aria-label": "Run usage" }, parts.join(" · ")));
+    r.usage = { input: usage.input, output: usage.output, cacheRead: usage.cacheRead, costUsd: usage.costUsd ?? 0 };
+    r.durationMs = durationMs;
+    this.renderUsage(r);
+  }
+
+  /** Usage line under a run: tokens, estimated dollars (when the model is priced), duration. */
+  private renderUsage(r: RunView): void {
+    const u = r.usage;
+    if (!u) return;
+    const parts = [`${tokens(u.input)} in`, `${tokens(u.output)} out`];
+    if (u.cacheRead) parts.push(`${tokens(u.cacheRead)} cached`);
+    const cost = usd(u.costUsd);
+    if (cost) parts.push(cost);
+    if (r.durationMs !== undefined) parts.push(`${(r.durationMs / 1000).toFixed(1)} s`);
+    let line = r.el.querySelector<HTMLElement>(":scope > .usage");
+    if (!line) {
+      line = h("div", { class: "usage", "aria-label": "Run usage" });
+      r.el.append(line);
+    }
+    line.textContent = parts.join(" · ");
   }
 
   private applyThinking(r: RunView, delta: string): void {

@@ -55,6 +55,12 @@ export const RunUsageSchema = Type.Object({
   cacheRead: Type.Number(),
   cacheWrite: Type.Number(),
   total: Type.Number(),
+  costUsd: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description: "Estimated dollars of the run's model calls, from the models' pricing (0 when unpriced).",
+    }),
+  ),
 });
 export type RunUsage = Static<typeof RunUsageSchema>;
 
