@@ -29,6 +29,7 @@ async function chatSend(ctx: MethodContext<ChatSendParams, ChatSendResult>): Pro
     message: p.message,
     acceptedAt: Date.now(),
     thinking: p.thinking,
+    queueMode: p.queueMode,
     timeoutMs: p.timeoutMs,
     source: "chat",
   };

@@ -5,6 +5,7 @@
  *   followup  its own turn after the active one,
  *   collect   queued, then after `debounceMs` of quiet every queued message is merged into one turn,
  *   interrupt abort the active turn, drop the queue, run the newest message.
+ * A message may carry its own mode (`queueMode` on agent / chat.send), which wins over the session's.
  * The queue is capped; over the cap `drop` decides: old (drop the oldest), new (refuse the newcomer),
  * summarize (drop the oldest but carry a one-line summary of each into the next turn, whose outcome the
  * dropped requests then share). Turns pass the session lane and then the global lane.
@@ -52,7 +53,8 @@ export class SessionQueues {
       return "started";
     }
     const settings = this.deps.settings(req.sessionKey);
-    switch (settings.mode) {
+    // The message's own mode (agent / chat.send `queueMode`) wins over the session's.
+    switch (req.queueMode ?? settings.mode) {
       case "interrupt": {
         state.active?.abort("aborted");
         for (const p of state.pending.splice(0)) this.drop(p, "superseded by a newer message (interrupt)");
@@ -158,7 +160,7 @@ export class SessionQueues {
     const first = (state.pending[0] ?? state.summarized[0]) as RunRequest;
     const settings = this.deps.settings(first.sessionKey);
     let taken: RunRequest[];
-    if (settings.mode === "collect") {
+    if ((first.queueMode ?? settings.mode) === "collect") {
       const wait = settings.debounceMs - (Date.now() - state.lastEnqueueAt);
       if (wait > 0) {
         if (state.timer) clearTimeout(state.timer);

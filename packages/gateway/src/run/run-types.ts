@@ -12,7 +12,7 @@ import type {
   SimpleStreamOptions,
   Usage,
 } from "@tiller/ai";
-import type { TillerConfig } from "../config/config-types.js";
+import type { QueueMode, TillerConfig } from "../config/config-types.js";
 import type { ResolvedModel } from "../config/models-config.js";
 import type { ReplyPayload, RunEndStatus, RunResult } from "../protocol/schema/agent.js";
 import type { AgentStream } from "../protocol/schema/events.js";
@@ -29,6 +29,8 @@ export interface RunRequest {
   model?: string;
   provider?: string;
   thinking?: string;
+  /** This message's queue mode (agent / chat.send `queueMode`); undefined: the session's. */
+  queueMode?: QueueMode;
   /** Per-run timeout; 0 or undefined: the configured default. */
   timeoutMs?: number;
   extraSystemPrompt?: string;

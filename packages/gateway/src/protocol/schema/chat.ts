@@ -1,5 +1,6 @@
 /** WebChat methods: `chat.send`, `chat.history`, `chat.abort`. */
 import { type Static, Type } from "typebox";
+import { MessageQueueModeSchema } from "./agent.js";
 import { NonEmptyString, StringEnum, Timestamp } from "./common.js";
 
 export const ChatSendParamsSchema = Type.Object({
@@ -7,6 +8,7 @@ export const ChatSendParamsSchema = Type.Object({
   message: NonEmptyString(),
   idempotencyKey: NonEmptyString({ maxLength: 200 }),
   thinking: Type.Optional(Type.String()),
+  queueMode: Type.Optional(MessageQueueModeSchema),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 0 })),
   deliver: Type.Optional(Type.Boolean()),
 });
