@@ -211,6 +211,40 @@ describe("web page: chat", () => {
     await page.close();
   }, 90_000);
 
+  it("the session's queue mode (header) decides what a mid-run Send does; × takes a queued message back", async () => {
+    const page = await openPage(browser.context, gw.port, TOKEN);
+    await page.getByRole("button", { name: "New session" }).click();
+    await expect
+      .poll(() => page.getByRole("textbox", { name: "Session name" }).inputValue(), { timeout: 20_000 })
+      .toMatch(/^web-/);
+    await page.getByRole("combobox", { name: "Queue mode" }).selectOption("followup");
+    await expect.poll(() => page.getByRole("combobox", { name: "Queue mode" }).inputValue(), T).toBe("followup");
+    const box = page.getByRole("textbox", { name: "Message" });
+    const log = page.getByRole("log");
+    await box.fill("[tools:2] two slow steps");
+    await box.press("Enter");
+    await log.locator(".tool-card").first().getByText("tick-1").first().waitFor(T);
+    // Send mid-run, with the session in followup mode: queued as a turn of its own, not steered in.
+    await box.fill("queued by mode");
+    await page.getByRole("button", { name: "Send" }).click();
+    // Follow up, then taken back before it runs.
+    await box.fill("never mind this one");
+    await page.getByRole("button", { name: "Follow up" }).click();
+    const pending = page.getByLabel("Not yet delivered");
+    await pending.getByText("never mind this one").waitFor(T);
+    await page.getByRole("button", { name: "Cancel followup: never mind this one" }).click();
+    await expect.poll(() => pending.getByText("never mind this one").count(), T).toBe(0);
+    await log.getByText("all 2 steps done").waitFor({ timeout: 30_000 });
+    await log.getByText("echo: queued by mode").waitFor({ timeout: 30_000 });
+    await expect.poll(() => pending.locator("li").count(), T).toBe(0);
+    await expect.poll(() => log.locator("article.run").count(), T).toBe(2);
+    // The gateway held it: its own model request after the whole first run; the cancelled one never ran.
+    const req = mock.requests.find((r) => userTexts(r.body).at(-1) === "queued by mode");
+    expect(JSON.stringify(req?.body)).toContain("all 2 steps done");
+    expect(mock.requests.some((r) => userTexts(r.body).includes("never mind this one"))).toBe(false);
+    await page.close();
+  }, 120_000);
+
   it("Stop aborts the streaming reply and the composer is ready again", async () => {
     const page = await openPage(browser.context, gw.port, TOKEN);
     await page.getByRole("button", { name: "New session" }).click();

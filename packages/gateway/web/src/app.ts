@@ -1,8 +1,9 @@
 /**
  * The page's controller: one gateway connection, the open session (kept per tab across reloads), its
- * transcript fed by history and live `agent` events, and what the composer sends. Send starts a run or,
- * while one is active, goes to the gateway, whose session queue mode (steer by default) decides; Follow up
- * is held here and sent when the active run ends (the protocol has no per-message queue mode).
+ * transcript fed by history and live `agent` events, and what the composer sends. Each message carries its
+ * own queue mode (`queueMode` on `agent`), so the gateway decides what happens while a run is active: Send
+ * steers (or uses the session's mode when one is set in the header), Follow up queues a turn of its own.
+ * Messages the gateway holds are listed until their run starts or they are answered.
  */
 import { type ApprovalRequestView, approvalCard } from "./approval-card.js";
 import { Composer, type PendingItem } from "./composer.js";
@@ -107,7 +108,7 @@ export class App {
     this.socket?.stop();
     const socket = new GatewaySocket(url, token, {
       onState: (s, detail) => this.onState(s, detail, url),
-      onOpen: (_hello, reconnected) => void this.onOpen(reconnected),
+      onOpen: (hello, reconnected) => void this.onOpen(hello, reconnected),
       onEvent: (f) => this.onEvent(f),
       onGap: () => {
         for (const runId of this.active.values()) this.stale.add(runId);
@@ -138,13 +139,14 @@ export class App {
     this.composer.setEnabled(state === "connected");
   }
 
-  private async onOpen(reconnected: boolean): Promise<void> {
+  private async onOpen(_hello: Record<string, unknown>, reconnected: boolean): Promise<void> {
     if (!this.refreshTimer) this.refreshTimer = setInterval(() => void this.refreshSessions(), LIST_REFRESH_MS);
     void this.req<{ models?: { ref: string }[] }>("models.list").then(
       (m) => this.header.setModels((m.models ?? []).map((x) => x.ref)),
       () => {},
     );
     await this.refreshSessions();
+    if (reconnected) void this.settlePending();
     // After a reconnect the page may have missed events: the transcript is rebuilt from history.
     await this.openSession(this.current, reconnected);
   }
@@ -166,10 +168,6 @@ export class App {
         }
       }
       this.panel.update(this.rows, this.current);
-      // A run may have ended while the page was away (reconnect): held follow-ups go now.
-      for (const key of new Set(this.pending.filter((x) => x.kind === "followup").map((x) => x.sessionKey))) {
-        this.sendNextFollowUp(key);
-      }
       this.header.show(this.current, this.row(this.current));
       this.composer.setRunning(this.active.has(this.current));
     } catch {
@@ -275,13 +273,30 @@ export class App {
         void this.loadHistory();
       this.stale.delete(p.runId);
       void this.refreshSessions();
-      this.sendNextFollowUp(p.sessionKey);
     }
   }
 
+  /** After a reconnect: messages the gateway answered while the page was away are no longer pending. */
+  private async settlePending(): Promise<void> {
+    for (const item of [...this.pending]) {
+      try {
+        const w = await this.req<{ status: string; endedAt?: number }>("agent.wait", { runId: item.id, timeoutMs: 0 });
+        if (w.status !== "timeout" || w.endedAt !== undefined) this.unpend(item.id);
+      } catch {
+        // Still connecting: the next reconnect settles it.
+      }
+    }
+  }
+
+  private unpend(id: string): Pending | undefined {
+    const item = this.pending.find((x) => x.id === id);
+    if (!item) return undefined;
+    this.pending = this.pending.filter((x) => x !== item);
+    this.renderPending();
+    return item;
+  }
+
   private deliverSteers(sessionKey: string, runId: string): void {
-    const mode = this.row(sessionKey)?.queueMode ?? "steer";
-    if (mode !== "steer") return;
     const steers = this.pending.filter((x) => x.kind === "steer" && x.sessionKey === sessionKey);
     if (steers.length === 0) return;
     this.pending = this.pending.filter((x) => !steers.includes(x));
@@ -293,22 +308,42 @@ export class App {
     this.composer.showPending(this.pending.filter((p) => p.sessionKey === this.current));
   }
 
+  /**
+   * Send: starts a run, or while one is active is handed to the gateway with the session's queue mode when
+   * the header sets one, else `steer` (joins the run at its next tool boundary).
+   */
   private send(text: string): void {
     const sessionKey = this.current;
-    const runId = uuid();
-    const steering = this.active.has(sessionKey);
-    if (steering) {
-      this.pending.push({ id: runId, kind: "steer", text, sessionKey });
-      this.renderPending();
-    } else {
+    const mode = this.row(sessionKey)?.queueMode ?? "steer";
+    if (!this.active.has(sessionKey)) {
+      const runId = uuid();
       this.transcript.addUser(text);
       this.active.set(sessionKey, runId);
       this.composer.setRunning(true);
+      this.startRun(sessionKey, runId, text, mode, false);
+      return;
     }
-    this.startRun(sessionKey, runId, text, steering);
+    this.enqueue(sessionKey, text, mode === "steer" ? "steer" : "followup", mode);
   }
 
-  private startRun(sessionKey: string, runId: string, message: string, steering: boolean): void {
+  /** Follow up: a turn of its own after the active run (the gateway queues it: queueMode `followup`). */
+  private followUp(text: string): void {
+    if (!this.active.has(this.current)) {
+      this.send(text);
+      return;
+    }
+    this.enqueue(this.current, text, "followup", "followup");
+  }
+
+  /** A message sent while a run is active: listed as not yet delivered until it is. */
+  private enqueue(sessionKey: string, text: string, kind: Pending["kind"], queueMode: string): void {
+    const runId = uuid();
+    this.pending.push({ id: runId, kind, text, sessionKey });
+    this.renderPending();
+    this.startRun(sessionKey, runId, text, queueMode, true);
+  }
+
+  private startRun(sessionKey: string, runId: string, message: string, queueMode: string, queued: boolean): void {
     const socket = this.socket;
     if (!socket) return;
     this.mine.add(runId);
@@ -316,7 +351,7 @@ export class App {
     socket
       .request(
         "agent",
-        { message, idempotencyKey: runId, sessionKey },
+        { message, idempotencyKey: runId, sessionKey, queueMode },
         {
           expectFinal: true,
           onAccepted: () => {
@@ -326,24 +361,27 @@ export class App {
       )
       .then((payload) => {
         const final = payload as AgentFinal;
-        // The request is answered: whatever it was (a run, a command, a message folded into another
-        // client's run), it no longer keeps the session running.
+        // The request is answered: whatever it was (a run, a command, a message folded into another run or
+        // merged with other queued ones, one the queue dropped), it is neither pending nor running any more.
+        const wasPending = this.unpend(runId);
         if (this.active.get(sessionKey) === runId) {
           this.active.delete(sessionKey);
           this.composer.setRunning(this.active.has(this.current));
           void this.refreshSessions();
-          this.sendNextFollowUp(sessionKey);
         }
         if (sessionKey !== this.current) return;
+        if (wasPending && final.status === "error" && !this.transcript.hasRun(runId)) {
+          this.transcript.addError(`Not delivered: ${final.error?.message ?? final.summary ?? "refused"}`);
+        }
         const meta = final.result?.meta;
         if (this.transcript.hasRun(runId)) this.transcript.setUsage(runId, meta?.agentMeta?.usage, meta?.durationMs);
-        else if (!steering && message.trimStart().startsWith("/")) {
+        else if (message.trimStart().startsWith("/")) {
           // Commands (/queue, /new…) answer without a run: show their reply. (Anything else without a run of
           // its own was folded into another client's run, whose events show the answer.)
           const text = (final.result?.payloads ?? []).map((x) => x.text ?? "").join("\n\n");
           if (text) this.transcript.showHistory([{ role: "assistant", content: text }]);
         }
-        if (final.status === "error" && !this.transcript.hasRun(runId) && !steering) {
+        if (final.status === "error" && !this.transcript.hasRun(runId) && !queued) {
           this.transcript.addError(final.error?.message ?? final.summary ?? "the run failed");
         }
       })
@@ -360,41 +398,18 @@ export class App {
       });
   }
 
-  private followUp(text: string): void {
-    if (!this.active.has(this.current)) {
-      this.send(text);
-      return;
-    }
-    this.pending.push({ id: uuid(), kind: "followup", text, sessionKey: this.current });
-    this.renderPending();
-  }
-
-  private sendNextFollowUp(sessionKey: string): void {
-    if (this.active.has(sessionKey)) return;
-    const next = this.pending.find((x) => x.kind === "followup" && x.sessionKey === sessionKey);
-    if (!next) return;
-    this.pending = this.pending.filter((x) => x !== next);
-    this.renderPending();
-    if (sessionKey === this.current) this.transcript.addUser(next.text);
-    this.active.set(sessionKey, next.id);
-    this.composer.setRunning(sessionKey === this.current || this.active.has(this.current));
-    this.startRun(sessionKey, next.id, next.text, false);
-  }
-
+  /** Takes a message out of the gateway's queue (chat.abort with its runId) and off the list. */
   private cancelPending(id: string): void {
-    const item = this.pending.find((x) => x.id === id);
-    if (!item) return;
-    this.pending = this.pending.filter((x) => x !== item);
-    // A message already in the gateway's queue is taken out of it too.
-    if (item.kind === "steer") void this.req("chat.abort", { sessionKey: item.sessionKey, runId: id }).catch(() => {});
-    this.renderPending();
+    const item = this.unpend(id);
+    if (item) void this.req("chat.abort", { sessionKey: item.sessionKey, runId: id }).catch(() => {});
   }
 
-  /** Stop: aborts the active run and drops the follow-ups this page was holding for it. */
+  /** Stop: aborts the active run, and drops the follow-ups this page queued behind it. */
   private stop(): void {
     const key = this.current;
-    this.pending = this.pending.filter((x) => !(x.kind === "followup" && x.sessionKey === key));
-    this.renderPending();
+    for (const item of this.pending.filter((x) => x.kind === "followup" && x.sessionKey === key)) {
+      this.cancelPending(item.id);
+    }
     this.req("chat.abort", { sessionKey: key }).catch((err) =>
       this.transcript.addError(`Stop failed: ${errText(err)}`),
     );
