@@ -8,22 +8,15 @@
 import { type ApprovalRequestView, approvalCard } from "./approval-card.js";
 import { Composer, type PendingItem } from "./composer.js";
 import { h } from "./dom.js";
+import { HistoryPager } from "./history-pager.js";
 import { forgetToken, initialCredentials, loginForm, saveCredentials } from "./login.js";
 import { SessionHeader } from "./session-header.js";
 import { SessionsPanel } from "./sessions-panel.js";
 import { GatewaySocket, RequestError } from "./socket.js";
 import { Transcript } from "./transcript.js";
-import type {
-  AgentEventPayload,
-  AgentFinal,
-  ConnectionState,
-  EventFrame,
-  HistoryMessage,
-  SessionRow,
-} from "./types.js";
+import type { AgentEventPayload, AgentFinal, ConnectionState, EventFrame, SessionRow } from "./types.js";
 
 const SESSION_KEY = "tiller.session";
-const HISTORY_PAGE = 50;
 const LIST_REFRESH_MS = 10_000;
 
 interface Pending extends PendingItem {
@@ -49,12 +42,12 @@ export class App {
   private readonly composer: Composer;
   private readonly panel: SessionsPanel;
   private readonly header: SessionHeader;
+  private readonly history: HistoryPager;
   private readonly status = h("div", { class: "status", role: "status", "aria-label": "Connection" }, "Not connected");
   private readonly main: HTMLElement;
   private readonly shell: HTMLElement;
   private rows: SessionRow[] = [];
   private current = sessionStorage.getItem(SESSION_KEY) ?? "agent:main:main";
-  private historyLimit = HISTORY_PAGE;
   /** Active run per session key, from lifecycle events and sessions.list. */
   private readonly active = new Map<string, string>();
   private pending: Pending[] = [];
@@ -63,7 +56,6 @@ export class App {
   private readonly mine = new Set<string>();
   /** Runs whose live view missed events (a seq gap, or joined midway): reloaded from history when they end. */
   private readonly stale = new Set<string>();
-  private loadSeq = 0;
 
   constructor(private readonly root: HTMLElement) {
     this.composer = new Composer({
@@ -83,6 +75,17 @@ export class App {
     toggle.addEventListener("click", () => {
       const open = this.shell.classList.toggle("show-sessions");
       toggle.setAttribute("aria-expanded", String(open));
+    });
+    this.history = new HistoryPager({
+      transcript: this.transcript,
+      request: (m, p) => this.req(m, p),
+      current: () => this.current,
+      resolved: (key) => {
+        // The full key (agent:main:x) as the gateway resolved it, so events match.
+        this.current = key;
+        sessionStorage.setItem(SESSION_KEY, key);
+      },
+      describe: errText,
     });
     this.main = h("main", { class: "chat" }, this.header.el, this.transcript.el, this.composer.el);
     this.shell = h(
@@ -189,45 +192,13 @@ export class App {
     this.composer.setRunning(this.active.has(key));
     this.renderPending();
     if (changed || force || this.transcript.el.childElementCount === 0) {
-      this.historyLimit = HISTORY_PAGE;
       await this.loadHistory();
     }
   }
 
-  /** Rebuilds the transcript from chat.history (also subscribes this connection to the session). */
-  private async loadHistory(): Promise<void> {
-    const key = this.current;
-    const seq = ++this.loadSeq;
-    let r: { sessionKey: string; messages: HistoryMessage[] };
-    try {
-      r = await this.req("chat.history", { sessionKey: key, limit: this.historyLimit + 1 });
-    } catch (err) {
-      if (seq === this.loadSeq) this.transcript.addError(`Could not load history: ${errText(err)}`);
-      return;
-    }
-    if (seq !== this.loadSeq || key !== this.current) return;
-    // The full key (agent:main:x) as the gateway resolved it, so events match.
-    this.current = r.sessionKey;
-    sessionStorage.setItem(SESSION_KEY, r.sessionKey);
-    this.transcript.clear();
-    const more = r.messages.length > this.historyLimit;
-    this.transcript.showHistory(more ? r.messages.slice(1) : r.messages);
-    if (more) {
-      this.transcript.prependControl(
-        h(
-          "button",
-          {
-            type: "button",
-            class: "load-earlier",
-            onclick: () => {
-              this.historyLimit += HISTORY_PAGE;
-              void this.loadHistory();
-            },
-          },
-          "Load earlier messages",
-        ),
-      );
-    }
+  /** Rebuilds the transcript from the newest page of chat.history (also subscribes this connection to the session). */
+  private loadHistory(): Promise<void> {
+    return this.history.load();
   }
 
   private onEvent(f: EventFrame): void {

@@ -52,6 +52,10 @@ export class Transcript {
   private readonly runs = new Map<string, RunView>();
   private readonly dirty = new Set<TextBlock>();
   private frame = 0;
+  /** Tool cards rendered from history, by tool call id, so the tool result that follows fills its card. */
+  private readonly historyTools = new Map<string, HTMLElement>();
+  /** The "Load older" control at the top, when there are older messages. */
+  private control: HTMLElement | undefined;
 
   constructor() {
     this.el = h("div", { class: "transcript", role: "log", "aria-label": "Transcript", "aria-live": "polite" });
@@ -71,24 +75,58 @@ export class Transcript {
     this.el.replaceChildren();
     this.runs.clear();
     this.dirty.clear();
+    this.historyTools.clear();
+    this.control = undefined;
   }
 
-  /** Places a control (e.g. "Load earlier") at the top. */
-  prependControl(node: Node): void {
-    this.el.prepend(node);
+  /** Sets (or with undefined removes) the control at the top, e.g. "Load older messages". */
+  setControl(node: HTMLElement | undefined): void {
+    this.control?.remove();
+    this.control = node;
+    if (node) this.el.prepend(node);
   }
 
-  /** Renders history messages (chat.history), oldest first. */
+  /** Renders history messages (chat.history), oldest first, at the end. */
   showHistory(messages: readonly HistoryMessage[]): void {
-    for (const m of messages) {
-      if (m.role === "user") this.addUser(textOf(m.content));
-      else this.addAssistantMessage(m);
-    }
+    this.el.append(this.renderHistory(messages));
     this.scroll();
   }
 
+  /**
+   * Renders an older page of history above what is shown, keeping the view where it was (the reader is
+   * scrolled near the top and the content grows above).
+   */
+  prependHistory(messages: readonly HistoryMessage[]): void {
+    const before = this.el.scrollHeight;
+    const top = this.el.scrollTop;
+    const fragment = this.renderHistory(messages);
+    const first = this.control ? this.control.nextSibling : this.el.firstChild;
+    this.el.insertBefore(fragment, first);
+    this.el.scrollTop = top + (this.el.scrollHeight - before);
+  }
+
+  private renderHistory(messages: readonly HistoryMessage[]): DocumentFragment {
+    const out = document.createDocumentFragment();
+    for (const m of messages) {
+      if (m.role === "user") out.append(userMessage(textOf(m.content)));
+      else if (m.role === "toolResult") this.applyHistoryResult(m, out);
+      else out.append(this.assistantMessage(m));
+    }
+    return out;
+  }
+
+  /** A tool result from history: shown in its tool card (a page never separates them). */
+  private applyHistoryResult(m: HistoryMessage, out: DocumentFragment): void {
+    let card = m.toolCallId ? this.historyTools.get(m.toolCallId) : undefined;
+    if (!card) {
+      card = toolCard(m.toolName ?? "tool", undefined);
+      out.append(h("article", { class: "msg assistant" }, h("div", { class: "run-body" }, card)));
+    }
+    setToolResult(card, m, m.isError === true);
+  }
+
   addUser(text: string, note?: string, into?: string): HTMLElement {
-    const el = h("div", { class: "msg user" }, note ? h("span", { class: "note" }, note) : undefined, h("p", {}, text));
+    const el = userMessage(text, note);
     const run = into ? this.runs.get(into) : undefined;
     if (run) {
       run.body.append(el);
@@ -228,20 +266,15 @@ export class Transcript {
       r.thinking = undefined;
     }
     const out = card.querySelector(".tool-output") as HTMLElement;
-    const status = card.querySelector(".tool-status") as HTMLElement;
     if (d.phase === "update") {
       out.hidden = false;
       out.textContent = toolText(d.partialResult);
     } else if (d.phase === "result") {
-      out.hidden = false;
-      out.textContent = toolText(d.result);
-      status.textContent = d.isError ? "failed" : "done";
-      card.classList.toggle("failed", d.isError === true);
-      card.setAttribute("aria-busy", "false");
+      setToolResult(card, d.result, d.isError === true);
     }
   }
 
-  private addAssistantMessage(m: HistoryMessage): void {
+  private assistantMessage(m: HistoryMessage): HTMLElement {
     const body = h("div", { class: "run-body" });
     const el = h("article", { class: "msg assistant" }, body);
     const parts: ContentPart[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
@@ -256,13 +289,14 @@ export class Transcript {
         const card = toolCard(String(p.name ?? "tool"), p.arguments);
         (card.querySelector(".tool-status") as HTMLElement).textContent = "called";
         card.setAttribute("aria-busy", "false");
+        if (p.id) this.historyTools.set(p.id, card);
         body.append(card);
       }
     }
     if (m.stopReason === "error" || m.stopReason === "aborted") {
       body.append(h("div", { class: "status-note" }, m.stopReason === "aborted" ? "Stopped." : "Ended with an error."));
     }
-    this.el.append(el);
+    return el;
   }
 
   private markDirty(b: TextBlock): void {
@@ -315,6 +349,20 @@ function mdBlock(text: string): HTMLElement {
   const el = h("div", { class: "md" });
   el.innerHTML = renderMarkdown(text);
   return el;
+}
+
+function userMessage(text: string, note?: string): HTMLElement {
+  return h("div", { class: "msg user" }, note ? h("span", { class: "note" }, note) : undefined, h("p", {}, text));
+}
+
+/** A tool's result in its card: the output, and the status done / failed. */
+function setToolResult(card: HTMLElement, result: unknown, isError: boolean): void {
+  const out = card.querySelector(".tool-output") as HTMLElement;
+  out.hidden = false;
+  out.textContent = toolText(result);
+  (card.querySelector(".tool-status") as HTMLElement).textContent = isError ? "failed" : "done";
+  card.classList.toggle("failed", isError);
+  card.setAttribute("aria-busy", "false");
 }
 
 function toolCard(name: string, args: unknown): HTMLElement {

@@ -49,12 +49,23 @@ export interface ContentPart {
   arguments?: unknown;
 }
 
-/** A message of `chat.history` (user and assistant only). */
+/** A message of `chat.history`: user, assistant, or a tool's result (which fills its tool card). */
 export interface HistoryMessage {
-  role: "user" | "assistant";
+  role: "user" | "assistant" | "toolResult";
   content: string | ContentPart[];
   timestamp?: number;
   stopReason?: string;
+  toolCallId?: string;
+  toolName?: string;
+  isError?: boolean;
+}
+
+/** A page of `chat.history`: `cursor` (as `before`) fetches the page before it while `hasMore`. */
+export interface HistoryPage {
+  sessionKey: string;
+  messages: HistoryMessage[];
+  hasMore?: boolean;
+  cursor?: string;
 }
 
 /**
