@@ -5,7 +5,7 @@
  * steers (or uses the session's mode when one is set in the header), Follow up queues a turn of its own.
  * Messages the gateway holds are listed until their run starts or they are answered.
  */
-import { type ApprovalRequestView, approvalCard } from "./approval-card.js";
+import { ApprovalsView, canApprove } from "./approvals-view.js";
 import { Composer, type PendingItem } from "./composer.js";
 import { h } from "./dom.js";
 import { HistoryPager } from "./history-pager.js";
@@ -43,6 +43,7 @@ export class App {
   private readonly panel: SessionsPanel;
   private readonly header: SessionHeader;
   private readonly history: HistoryPager;
+  private readonly approvals: ApprovalsView;
   private readonly status = h("div", { class: "status", role: "status", "aria-label": "Connection" }, "Not connected");
   private readonly main: HTMLElement;
   private readonly shell: HTMLElement;
@@ -87,6 +88,12 @@ export class App {
       },
       describe: errText,
     });
+    this.approvals = new ApprovalsView({
+      transcript: this.transcript,
+      request: (m, p) => this.req(m, p),
+      current: () => this.current,
+      describe: errText,
+    });
     this.main = h("main", { class: "chat" }, this.header.el, this.transcript.el, this.composer.el);
     this.shell = h(
       "div",
@@ -100,11 +107,6 @@ export class App {
   start(): void {
     const { token, url } = initialCredentials();
     this.connect(token, url);
-  }
-
-  /** The seam for approvals: renders a request inline in the transcript (nothing calls it until the gateway has approvals). */
-  showApproval(req: ApprovalRequestView, decide: (decision: string) => void): void {
-    this.transcript.el.append(approvalCard(req, decide));
   }
 
   private connect(token: string, url: string): void {
@@ -142,7 +144,9 @@ export class App {
     this.composer.setEnabled(state === "connected");
   }
 
-  private async onOpen(_hello: Record<string, unknown>, reconnected: boolean): Promise<void> {
+  private async onOpen(hello: Record<string, unknown>, reconnected: boolean): Promise<void> {
+    const auth = hello.auth as { scopes?: string[] } | undefined;
+    this.approvals.setEnabled(canApprove(auth?.scopes ?? []));
     if (!this.refreshTimer) this.refreshTimer = setInterval(() => void this.refreshSessions(), LIST_REFRESH_MS);
     void this.req<{ models?: { ref: string }[] }>("models.list").then(
       (m) => this.header.setModels((m.models ?? []).map((x) => x.ref)),
@@ -191,14 +195,18 @@ export class App {
     this.header.show(key, this.row(key));
     this.composer.setRunning(this.active.has(key));
     this.renderPending();
-    if (changed || force || this.transcript.el.childElementCount === 0) {
+    // (Not "the transcript is empty": an approval announced on connect may already be in it.)
+    if (changed || force || this.history.loadedKey !== key) {
       await this.loadHistory();
     }
   }
 
-  /** Rebuilds the transcript from the newest page of chat.history (also subscribes this connection to the session). */
-  private loadHistory(): Promise<void> {
-    return this.history.load();
+  /**
+   * Rebuilds the transcript from the newest page of chat.history (also subscribes this connection to the
+   * session), then shows the session's pending approvals in it.
+   */
+  private async loadHistory(): Promise<void> {
+    if (await this.history.load()) await this.approvals.load();
   }
 
   private onEvent(f: EventFrame): void {
@@ -206,7 +214,7 @@ export class App {
       this.status.textContent = "Gateway restarting…";
       return;
     }
-    if (f.event !== "agent") return;
+    if (this.approvals.onEvent(f) || f.event !== "agent") return;
     // The page only follows runs it can place in a session: events without a session key are not its concern.
     const p = f.payload as AgentEventPayload & { sessionKey: string };
     if (typeof p.sessionKey !== "string") return;

@@ -24,6 +24,8 @@ export class HistoryPager {
   private cursor: string | undefined;
   private loadingOlder = false;
   private seq = 0;
+  /** The session whose history the transcript shows (undefined until one is loaded). */
+  loadedKey: string | undefined;
   // Watching the control rather than scroll positions: a transcript being rebuilt passes through scrollTop 0
   // without the reader scrolling.
   private readonly seen: IntersectionObserver;
@@ -37,8 +39,8 @@ export class HistoryPager {
     );
   }
 
-  /** Rebuilds the transcript from the newest page. */
-  async load(): Promise<void> {
+  /** Rebuilds the transcript from the newest page; false when it did not (failed, or superseded). */
+  async load(): Promise<boolean> {
     const { transcript } = this.deps;
     const key = this.deps.current();
     const seq = ++this.seq;
@@ -47,13 +49,15 @@ export class HistoryPager {
       r = await this.deps.request("chat.history", { sessionKey: key, limit: PAGE });
     } catch (err) {
       if (seq === this.seq) transcript.addError(`Could not load history: ${this.deps.describe(err)}`);
-      return;
+      return false;
     }
-    if (seq !== this.seq || key !== this.deps.current()) return;
+    if (seq !== this.seq || key !== this.deps.current()) return false;
     this.deps.resolved(r.sessionKey);
+    this.loadedKey = r.sessionKey;
     transcript.clear();
     transcript.showHistory(r.messages);
     this.setControl(r);
+    return true;
   }
 
   /** Prepends the page before the oldest shown. */

@@ -166,6 +166,21 @@ export class Transcript {
     return this.runs.has(runId);
   }
 
+  /**
+   * Places `node` (an approval card) with the tool call it is about: in its card when shown (live or from
+   * history), else in the run, else at the end.
+   */
+  attachToTool(runId: string, toolCallId: string, node: HTMLElement): void {
+    const run = this.runs.get(runId);
+    const card = run?.tools.get(toolCallId) ?? this.historyTools.get(toolCallId);
+    if (card) {
+      card.append(node);
+      const status = card.querySelector(".tool-status");
+      if (status) status.textContent = "waiting for approval";
+    } else (run?.body ?? this.el).append(node);
+    node.scrollIntoView?.({ block: "nearest" });
+  }
+
   /** Applies one `agent` event to its run. */
   applyAgent(p: AgentEventPayload): void {
     // A manual compaction (sessions.compact) is no run: its answer is shown by whoever asked for it.
@@ -194,6 +209,14 @@ export class Transcript {
           else if (d.aborted) r.body.append(h("div", { class: "status-note" }, d.timedOut ? "Timed out." : "Stopped."));
         }
         break;
+      case "approval": {
+        // Every client sees a tool call wait for a decision in its card (approvers also get the decision card).
+        const card = r.tools.get(String(d.toolCallId ?? ""));
+        const status = card?.querySelector(".tool-status");
+        if (status && d.phase === "requested") status.textContent = "waiting for approval";
+        else if (status && d.phase === "resolved") status.textContent = d.decision === "deny" ? "denied" : "running";
+        break;
+      }
       case "usage":
         // One model call answered: the run's line counts up live (any tab, any client's run).
         r.usage = {
