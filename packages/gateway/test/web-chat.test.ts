@@ -263,6 +263,64 @@ describe("web page: chat", () => {
     await page.close();
   }, 90_000);
 
+  it("names every control and keeps a sane keyboard order: sessions, then the header, transcript, composer", async () => {
+    const page = await openPage(browser.context, gw.port, TOKEN);
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill("an accessible reply");
+    await box.press("Enter");
+    await page.getByRole("log", { name: "Transcript" }).getByText("echo: an accessible reply").waitFor(T);
+    // The issue's names, by role.
+    for (const [role, name] of [
+      ["textbox", "Message"],
+      ["button", "Send"],
+      ["button", "Follow up"],
+      ["button", "Stop"],
+      ["button", "New session"],
+      ["searchbox", "Search sessions"],
+      ["textbox", "Session name"],
+      ["combobox", "Model"],
+      ["combobox", "Thinking level"],
+      ["combobox", "Queue mode"],
+      ["status", "Connection"],
+      ["navigation", "Sessions"],
+    ] as const) {
+      expect(await page.getByRole(role, { name, exact: true }).count(), `${role} "${name}"`).toBe(1);
+    }
+    // No visible control without an accessible name.
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("button, input, select, textarea, a[href]")]
+        .filter((el) => el.offsetParent !== null)
+        .filter((el) => {
+          const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? "";
+          return !(el.getAttribute("aria-label") ?? "").trim() && !label.trim() && !(el.textContent ?? "").trim();
+        })
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    expect(unnamed).toEqual([]);
+    // Focus order: the sessions come first, the composer's actions follow the textbox.
+    const order = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("button, input, select, textarea")]
+        .filter((el) => el.offsetParent !== null && !(el as HTMLButtonElement).disabled && el.tabIndex >= 0)
+        .map((el) => el.getAttribute("aria-label") || el.textContent?.trim() || el.tagName),
+    );
+    expect(order.indexOf("New session")).toBeLessThan(order.indexOf("Session name"));
+    expect(order.indexOf("Session name")).toBeLessThan(order.indexOf("Message"));
+    await box.focus();
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Send");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Follow up");
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Shift+Tab");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Message");
+    // Keyboard only: a button pressed with Enter acts.
+    await box.fill("sent from the keyboard");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.getByRole("log").getByText("echo: sent from the keyboard").waitFor(T);
+    await page.close();
+  }, 90_000);
+
   it("works at 390 px wide: the composer and its buttons fit, the sessions open from a toggle", async () => {
     const page = await openPage(browser.context, gw.port, TOKEN);
     await page.setViewportSize({ width: 390, height: 844 });
