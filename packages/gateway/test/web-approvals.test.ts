@@ -2,13 +2,14 @@
  * Tool approvals in the web page (Debian's chromium, a real gateway whose exec policy asks): the pending
  * request appears inline in the run's tool card with the exact command and the decisions the gateway offers;
  * Allow once runs the command and the run carries on; Deny keeps it from running and the model reads the
- * denial; a request still pending when the page reloads is shown again (exec.approval.list) and decidable.
+ * denial; a request still pending when the page reloads is shown again (exec.approval.list) and decidable; a
+ * session other than the open one that waits for a decision is marked in the session list.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
-import { type GatewayProc, makeHome, removeHome } from "./gateway-harness.js";
+import { connectClient, type GatewayProc, makeHome, removeHome } from "./gateway-harness.js";
 import {
   type Browser,
   ensureWebBuilt,
@@ -128,6 +129,29 @@ describe("web page: approvals", () => {
     await allow.click();
     await card.getByRole("status").filter({ hasText: "Allowed once" }).waitFor(T);
     await log.getByText("all 1 steps done").waitFor({ timeout: 30_000 });
+    await page.close();
+  }, 120_000);
+
+  it("marks another session that waits for a decision in the list; opening it shows the card", async () => {
+    const page = await openPage(browser.context, gw.port, TOKEN);
+    await page.getByRole("button", { name: "New session" }).click();
+    // Another client (without operator.approvals) starts a run elsewhere; the page is the approver.
+    const other = await connectClient(gw.url, { token: TOKEN, scopes: ["operator.read", "operator.write"] });
+    const final = other.client.request(
+      "agent",
+      { message: "[tools:1] from elsewhere", idempotencyKey: "elsewhere-1", sessionKey: "elsewhere" },
+      { expectFinal: true },
+    );
+    const item = page.getByRole("list", { name: "Sessions" }).getByRole("button", { name: /elsewhere/ });
+    await item.getByText("approval needed").waitFor(T);
+    await item.click();
+    const card = page.getByRole("log").getByRole("group", { name: "Approval requested by exec" });
+    await card.waitFor(T);
+    expect(await card.locator(".approval-command").textContent()).toBe(COMMAND);
+    await card.getByRole("button", { name: "Allow once" }).click();
+    expect(((await final) as { status: string }).status).toBe("ok");
+    await expect.poll(() => item.getByText("approval needed").count(), T).toBe(0);
+    await other.client.close();
     await page.close();
   }, 120_000);
 });

@@ -65,7 +65,11 @@ export class App {
       stop: () => this.stop(),
       cancelPending: (id) => this.cancelPending(id),
     });
-    this.panel = new SessionsPanel({ open: (k) => this.openSession(k), create: () => this.createSession() });
+    this.panel = new SessionsPanel({
+      open: (k) => this.openSession(k),
+      create: () => this.createSession(),
+      waiting: (k) => this.approvals?.waiting(k) ?? 0,
+    });
     this.header = new SessionHeader({
       patch: (f) => this.patch(f),
       reset: () => this.resetSession(),
@@ -93,6 +97,12 @@ export class App {
       request: (m, p) => this.req(m, p),
       current: () => this.current,
       describe: errText,
+      onWaitingChange: () => {
+        // A session the list does not have yet (a run started elsewhere) is fetched now, not at the next refresh.
+        const known = new Set(this.rows.map((r) => r.key));
+        if ([...this.approvals.waitingSessions()].some((k) => !known.has(k))) void this.refreshSessions();
+        else this.panel.update(this.rows, this.current);
+      },
     });
     this.main = h("main", { class: "chat" }, this.header.el, this.transcript.el, this.composer.el);
     this.shell = h(
@@ -147,6 +157,7 @@ export class App {
   private async onOpen(hello: Record<string, unknown>, reconnected: boolean): Promise<void> {
     const auth = hello.auth as { scopes?: string[] } | undefined;
     this.approvals.setEnabled(canApprove(auth?.scopes ?? []));
+    void this.approvals.refreshAll();
     if (!this.refreshTimer) this.refreshTimer = setInterval(() => void this.refreshSessions(), LIST_REFRESH_MS);
     void this.req<{ models?: { ref: string }[] }>("models.list").then(
       (m) => this.header.setModels((m.models ?? []).map((x) => x.ref)),

@@ -29,6 +29,8 @@ export interface ApprovalsViewDeps {
   request<T>(method: string, params: unknown): Promise<T>;
   current(): string;
   describe(err: unknown): string;
+  /** The sessions waiting for a decision changed (the session list marks them). */
+  onWaitingChange(): void;
 }
 
 /** Whether granted scopes let this connection decide approvals (admin implies every scope). */
@@ -40,12 +42,42 @@ export class ApprovalsView {
   private enabled = false;
   /** Cards shown in the transcript, by approval id. */
   private readonly cards = new Map<string, { card: HTMLElement; kind: "exec" | "plugin" }>();
+  /** Every pending approval this connection knows of, any session: id → full session key. */
+  private readonly pending = new Map<string, string>();
 
   constructor(private readonly deps: ApprovalsViewDeps) {}
 
   /** After each handshake: whether this connection is an approver. */
   setEnabled(enabled: boolean): void {
     this.enabled = enabled;
+  }
+
+  /** Pending approvals of a session (any session, not only the open one). */
+  waiting(sessionKey: string): number {
+    let n = 0;
+    for (const key of this.pending.values()) if (key === full(sessionKey)) n++;
+    return n;
+  }
+
+  /** The sessions with a pending approval. */
+  waitingSessions(): Set<string> {
+    return new Set(this.pending.values());
+  }
+
+  /** After each handshake: every pending approval, so sessions other than the open one are marked too. */
+  async refreshAll(): Promise<void> {
+    this.pending.clear();
+    if (this.enabled) {
+      for (const kind of ["exec", "plugin"] as const) {
+        try {
+          const r = await this.deps.request<{ approvals: ApprovalRecord[] }>(`${kind}.approval.list`, {});
+          for (const rec of r.approvals) this.pending.set(rec.id, full(rec.request.sessionKey));
+        } catch {
+          // Lost the connection again: the next handshake refreshes.
+        }
+      }
+    }
+    this.deps.onWaitingChange();
   }
 
   /** The open session's pending approvals (after its history is shown: the transcript was rebuilt). */
@@ -73,15 +105,18 @@ export class ApprovalsView {
     const kind = m[1] as "exec" | "plugin";
     if (m[2] === "requested") {
       const rec = f.payload as ApprovalRecord;
-      if (sameSession(rec.request.sessionKey, this.deps.current())) this.show(kind, rec);
+      this.pending.set(rec.id, full(rec.request.sessionKey));
+      if (full(rec.request.sessionKey) === full(this.deps.current())) this.show(kind, rec);
     } else {
       const p = f.payload as { id: string; decision: string; cause?: string; resolvedBy?: string };
+      this.pending.delete(p.id);
       const shown = this.cards.get(p.id);
       if (shown) {
         showOutcome(shown.card, p.decision, p.cause);
         this.cards.delete(p.id);
       }
     }
+    this.deps.onWaitingChange();
     return true;
   }
 
@@ -110,8 +145,7 @@ export class ApprovalsView {
   }
 }
 
-/** "agent:main:x" and "x" name the same session of the default agent. */
-function sameSession(a: string, b: string): boolean {
-  const full = (k: string) => (k.startsWith("agent:") ? k : `agent:main:${k}`);
-  return full(a) === full(b);
+/** "x" is the default agent's "agent:main:x" (the gateway answers with full keys; a page may hold a short one). */
+function full(key: string): string {
+  return key.startsWith("agent:") ? key : `agent:main:${key}`;
 }
