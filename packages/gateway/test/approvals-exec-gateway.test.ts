@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
 import type { EventFrame } from "../src/protocol/frames.js";
+import { AgentEventSchema, compileSchema } from "../src/protocol/schema/index.js";
 import {
   agentEvents,
   connectClient,
@@ -21,6 +22,7 @@ import {
   startMockProvider,
   until,
 } from "./gateway-harness.js";
+import { FrameChecker } from "./protocol-frame-checker.js";
 
 const APPROVER = ["operator.read", "operator.write", "operator.approvals"];
 const WRITER = ["operator.read", "operator.write"];
@@ -129,6 +131,15 @@ describe("exec approvals on the gateway", () => {
     // The writer saw the run, but no approval event.
     expect(agentEvents(writer.events, runId).length).toBeGreaterThan(0);
     expect(writer.events.filter((e) => e.event.includes("approval"))).toEqual([]);
+    // Every approval frame and approval-stream event matches the protocol schema.
+    const checker = new FrameChecker();
+    for (const e of approver.events) if (e.event.includes("approval")) checker.check(e, "in");
+    expect(checker.problems).toEqual([]);
+    expect(checker.checkedPayloads).toBeGreaterThanOrEqual(2);
+    const agentSchema = compileSchema(AgentEventSchema);
+    for (const e of approver.events.filter((f) => f.event === "agent" && (f.payload as any).stream === "approval")) {
+      expect(agentSchema.issue(e.payload)).toBeUndefined();
+    }
     // Decided once: a second answer finds nothing.
     await expect(approver.client.request("exec.approval.resolve", { id: req.id, decision: "deny" })).rejects.toThrow(
       /no pending approval/,

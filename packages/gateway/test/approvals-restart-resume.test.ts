@@ -162,3 +162,28 @@ it("a graceful stop (SIGTERM) keeps the pending approval as well; after the rest
   expect(JSON.stringify(messages.at(-1).content)).toContain(`done: ${word}`);
   await client.close();
 });
+
+it("a session that moved on after the restart is not cut back: the late decision ends the old run with an error", async () => {
+  const home = homeWith({ security: "allowlist", ask: "on-miss" });
+  const runId = randomUUID();
+  const before = await killWhilePending(home, runId, "echo too-late", "appr-moved-on");
+
+  gw = await spawnGateway(home);
+  const { client } = await connectClient(gw.url, { scopes: APPROVER });
+  const newer: any = await client.request(
+    "agent",
+    { message: "a newer message", idempotencyKey: randomUUID(), sessionKey: "appr-moved-on" },
+    { expectFinal: true },
+  );
+  expect(newer.status).toBe("ok");
+  await client.request("exec.approval.resolve", { id: before.id, decision: "allow-once" });
+  const done: any = await client.request("agent.wait", { runId, timeoutMs: 60_000 });
+  expect(done.status).toBe("error");
+  expect(done.error).toMatch(/Cannot resume tool calls/);
+  // The newer turn is still the end of the conversation, and the old command never ran.
+  const messages = transcriptMessages(home, "a newer message");
+  expect(JSON.stringify(messages.at(-1).content)).toContain("echo: a newer message");
+  expect(messages.filter((m) => m.role === "toolResult")).toEqual([]);
+  expect((await client.request("exec.approval.list", {})) as any).toEqual({ approvals: [] });
+  await client.close();
+});

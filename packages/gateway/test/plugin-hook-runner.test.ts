@@ -25,6 +25,24 @@ function collectingLogger() {
 const toolEvent = { toolName: "exec", toolCallId: "c1", params: { command: "rm -rf /" } };
 
 describe("before_tool_call decision rules", () => {
+  it("the first requireApproval wins, stamped with its plugin, and freezes params; a later block still blocks", async () => {
+    const asked = new HookRunner([
+      reg("rewrite", "before_tool_call", 9, () => ({ params: { command: "ls -la" } })),
+      reg("gate", "before_tool_call", 5, () => ({ requireApproval: { title: "Run it?", severity: "critical" } })),
+      reg("late-gate", "before_tool_call", 3, () => ({ requireApproval: { title: "Second ask" } })),
+      reg("late-rewrite", "before_tool_call", 1, () => ({ params: { command: "rm -rf /" } })),
+    ]);
+    expect(await asked.runBeforeToolCall(toolEvent)).toEqual({
+      params: { command: "ls -la" },
+      requireApproval: { title: "Run it?", severity: "critical", pluginId: "gate" },
+    });
+    const blocked = new HookRunner([
+      reg("gate", "before_tool_call", 5, () => ({ requireApproval: { title: "Run it?" } })),
+      reg("guard", "before_tool_call", 1, () => ({ block: true, blockReason: "never" })),
+    ]);
+    expect(await blocked.runBeforeToolCall(toolEvent)).toMatchObject({ block: true, blockReason: "never" });
+  });
+
   it("runs higher priority first and a block is terminal: lower-priority handlers never run", async () => {
     const order: string[] = [];
     const { logger, debug } = collectingLogger();

@@ -6,15 +6,18 @@
 import type { TSchema } from "typebox";
 import {
   AgentEventSchema,
+  ApprovalResolvedSchema,
   ChatEventSchema,
   type CompiledSchema,
   ConnectChallengeSchema,
   ConnectParamsSchema,
   compileSchema,
   ErrorEventSchema,
+  ExecApprovalRecordSchema,
   FrameSchema,
   HelloOkSchema,
   METHOD_SPECS,
+  PluginApprovalRecordSchema,
   ShutdownEventSchema,
   TickEventSchema,
 } from "../src/protocol/schema/index.js";
@@ -33,6 +36,10 @@ const EVENTS: Record<string, TSchema> = {
   tick: TickEventSchema,
   shutdown: ShutdownEventSchema,
   error: ErrorEventSchema,
+  "exec.approval.requested": ExecApprovalRecordSchema,
+  "exec.approval.resolved": ApprovalResolvedSchema,
+  "plugin.approval.requested": PluginApprovalRecordSchema,
+  "plugin.approval.resolved": ApprovalResolvedSchema,
 };
 
 export class FrameChecker {
