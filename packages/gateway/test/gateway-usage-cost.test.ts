@@ -95,6 +95,18 @@ describe("usage and cost", () => {
     const row = listed.sessions.find((s: any) => s.key === key);
     expect(row.estimatedCostUsd).toBeCloseTo(3 * PER_CALL, 10);
 
+    // History keeps each model call's usage on its assistant message.
+    const history: any = await client.request("chat.history", { sessionKey: key });
+    const assistants = history.messages.filter((m: any) => m.role === "assistant");
+    expect(assistants.length).toBe(3);
+    for (const m of assistants) {
+      expect(m.usage).toMatchObject({ input: 10, output: 5, total: 15 });
+      expect(m.usage.costUsd).toBeCloseTo(PER_CALL, 10);
+    }
+    expect(history.messages.filter((m: any) => m.role !== "assistant").every((m: any) => m.usage === undefined)).toBe(
+      true,
+    );
+
     // Another session has its own total; a reset starts the count over.
     await run("agent:main:cost-b", "elsewhere");
     const other: any = await client.request("sessions.describe", { key: "agent:main:cost-b" });

@@ -89,6 +89,12 @@ describe("web page: chat", () => {
       .poll(() => page.getByLabel("Session usage").textContent(), { timeout: 20_000 })
       .toBe("10 in · 5 out · $0.07");
     await screenshot(page, "chat-1280x800");
+    // After a reload the run's line comes from history (the model call's usage in the transcript).
+    await page.reload();
+    await waitConnected(page);
+    await expect
+      .poll(() => log.getByLabel("Run usage").first().textContent(), { timeout: 20_000 })
+      .toBe("10 in · 5 out · $0.07");
     await page.close();
   }, 90_000);
 

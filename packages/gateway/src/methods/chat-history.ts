@@ -7,6 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import type { AgentMessage } from "@tiller/agent";
+import type { AssistantMessage } from "@tiller/ai";
 import { SessionManager } from "@tiller/coding-agent";
 import { GatewayError } from "../protocol/frames.js";
 import type { ChatHistoryParams, ChatHistoryResult, HistoryMessage } from "../protocol/schema/chat.js";
@@ -59,13 +60,35 @@ function visibleMessages(entry: SessionEntry | undefined): HistoryMessage[] {
               toolName: x.toolName,
               isError: x.isError,
             }
-          : { role: x.role, content: x.content, timestamp: x.timestamp, stopReason: x.stopReason },
+          : {
+              role: x.role,
+              content: x.content,
+              timestamp: x.timestamp,
+              stopReason: x.stopReason,
+              ...(x.role === "assistant" ? usageOf(m) : {}),
+            },
       );
     }
     return out;
   } finally {
     sm.close();
   }
+}
+
+/** An assistant message's usage as the wire shows it (RunUsage: `total`, dollars as `costUsd`). */
+function usageOf(m: AgentMessage): Pick<HistoryMessage, "usage"> {
+  const u = (m as Partial<AssistantMessage>).usage;
+  if (!u) return {};
+  return {
+    usage: {
+      input: u.input,
+      output: u.output,
+      cacheRead: u.cacheRead,
+      cacheWrite: u.cacheWrite,
+      total: u.totalTokens,
+      costUsd: u.cost?.total ?? 0,
+    },
+  };
 }
 
 export function historyPage(

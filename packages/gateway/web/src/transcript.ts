@@ -22,8 +22,33 @@ interface RunView {
   tools: Map<string, HTMLElement>;
   ended: boolean;
   /** The run's usage so far: summed from its `usage` events, replaced by the final answer's total. */
-  usage?: { input: number; output: number; cacheRead: number; costUsd: number };
+  usage?: UsageSum;
   durationMs?: number;
+}
+
+/** A run's usage so far, as its line shows it. */
+interface UsageSum {
+  input: number;
+  output: number;
+  cacheRead: number;
+  costUsd: number;
+}
+
+function addUsage(into: UsageSum, u: { input?: number; output?: number; cacheRead?: number; costUsd?: number }): void {
+  into.input += Number(u.input ?? 0);
+  into.output += Number(u.output ?? 0);
+  into.cacheRead += Number(u.cacheRead ?? 0);
+  into.costUsd += Number(u.costUsd ?? 0);
+}
+
+/** Usage line of a run: tokens, estimated dollars (when the model is priced), duration. */
+function usageLine(u: UsageSum, durationMs?: number): HTMLElement {
+  const parts = [`${tokens(u.input)} in`, `${tokens(u.output)} out`];
+  if (u.cacheRead) parts.push(`${tokens(u.cacheRead)} cached`);
+  const cost = usd(u.costUsd);
+  if (cost) parts.push(cost);
+  if (durationMs !== undefined) parts.push(`${(durationMs / 1000).toFixed(1)} s`);
+  return h("div", { class: "usage", "aria-label": "Run usage" }, parts.join(" · "));
 }
 
 /** Text of a tool result / partial result ({content:[{type:"text",text}]}), or its JSON. */
@@ -107,11 +132,27 @@ export class Transcript {
 
   private renderHistory(messages: readonly HistoryMessage[]): DocumentFragment {
     const out = document.createDocumentFragment();
+    // A run's usage line goes under its last assistant message: the sum of its model calls since the user's message.
+    let turn: { last: HTMLElement; usage: UsageSum } | undefined;
+    const closeTurn = (): void => {
+      if (turn) turn.last.append(usageLine(turn.usage));
+      turn = undefined;
+    };
     for (const m of messages) {
-      if (m.role === "user") out.append(userMessage(textOf(m.content)));
-      else if (m.role === "toolResult") this.applyHistoryResult(m, out);
-      else out.append(this.assistantMessage(m));
+      if (m.role === "user") {
+        closeTurn();
+        out.append(userMessage(textOf(m.content)));
+      } else if (m.role === "toolResult") this.applyHistoryResult(m, out);
+      else {
+        const el = this.assistantMessage(m);
+        out.append(el);
+        const u = m.usage;
+        const sum = turn?.usage ?? { input: 0, output: 0, cacheRead: 0, costUsd: 0 };
+        if (u) addUsage(sum, u);
+        turn = { last: el, usage: sum };
+      }
     }
+    closeTurn();
     return out;
   }
 
@@ -219,12 +260,8 @@ export class Transcript {
       }
       case "usage":
         // One model call answered: the run's line counts up live (any tab, any client's run).
-        r.usage = {
-          input: (r.usage?.input ?? 0) + Number(d.input ?? 0),
-          output: (r.usage?.output ?? 0) + Number(d.output ?? 0),
-          cacheRead: (r.usage?.cacheRead ?? 0) + Number(d.cacheRead ?? 0),
-          costUsd: (r.usage?.costUsd ?? 0) + Number(d.costUsd ?? 0),
-        };
+        r.usage ??= { input: 0, output: 0, cacheRead: 0, costUsd: 0 };
+        addUsage(r.usage, d);
         this.renderUsage(r);
         break;
       case "compaction":
@@ -248,21 +285,13 @@ export class Transcript {
     this.renderUsage(r);
   }
 
-  /** Usage line under a run: tokens, estimated dollars (when the model is priced), duration. */
+  /** The usage line under a live run. */
   private renderUsage(r: RunView): void {
-    const u = r.usage;
-    if (!u) return;
-    const parts = [`${tokens(u.input)} in`, `${tokens(u.output)} out`];
-    if (u.cacheRead) parts.push(`${tokens(u.cacheRead)} cached`);
-    const cost = usd(u.costUsd);
-    if (cost) parts.push(cost);
-    if (r.durationMs !== undefined) parts.push(`${(r.durationMs / 1000).toFixed(1)} s`);
-    let line = r.el.querySelector<HTMLElement>(":scope > .usage");
-    if (!line) {
-      line = h("div", { class: "usage", "aria-label": "Run usage" });
-      r.el.append(line);
-    }
-    line.textContent = parts.join(" · ");
+    if (!r.usage) return;
+    const line = usageLine(r.usage, r.durationMs);
+    const old = r.el.querySelector<HTMLElement>(":scope > .usage");
+    if (old) old.replaceWith(line);
+    else r.el.append(line);
   }
 
   private applyThinking(r: RunView, delta: string): void {

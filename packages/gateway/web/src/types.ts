@@ -58,6 +58,8 @@ export interface HistoryMessage {
   toolCallId?: string;
   toolName?: string;
   isError?: boolean;
+  /** assistant: the tokens and estimated dollars of the model call that wrote it. */
+  usage?: RunUsage;
 }
 
 /** A page of `chat.history`: `cursor` (as `before`) fetches the page before it while `hasMore`. */

@@ -1,6 +1,6 @@
 /** WebChat methods: `chat.send`, `chat.history`, `chat.abort`. */
 import { type Static, Type } from "typebox";
-import { MessageQueueModeSchema } from "./agent.js";
+import { MessageQueueModeSchema, RunUsageSchema } from "./agent.js";
 import { NonEmptyString, StringEnum, Timestamp } from "./common.js";
 
 export const ChatSendParamsSchema = Type.Object({
@@ -50,6 +50,8 @@ export const HistoryMessageSchema = Type.Object({
   toolCallId: Type.Optional(Type.String({ description: "toolResult: the assistant's tool call it answers." })),
   toolName: Type.Optional(Type.String({ description: "toolResult: the tool that ran." })),
   isError: Type.Optional(Type.Boolean({ description: "toolResult: the tool failed." })),
+  /** assistant: the tokens and estimated dollars of the model call that wrote it. */
+  usage: Type.Optional(RunUsageSchema),
 });
 export type HistoryMessage = Static<typeof HistoryMessageSchema>;
 
