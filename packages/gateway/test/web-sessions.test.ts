@@ -166,7 +166,10 @@ describe("web page: sessions and connection", () => {
     await page.getByRole("button", { name: "Load older messages" }).dispatchEvent("click");
     await log.getByText("echo: msg 0", { exact: true }).waitFor(T);
     // The older page went above, once: every message shown once, oldest first, and nothing older to load.
-    const texts = (await log.locator(".msg").allTextContents()).map((t) => t.trim());
+    // (The messages' text, without the runs' usage lines.)
+    const texts = (await log.locator(".msg.user > p, .msg.assistant > .run-body").allTextContents()).map((t) =>
+      t.trim(),
+    );
     expect(texts.length).toBe(60);
     expect(texts[0]).toBe("msg 0");
     expect(texts.at(-1)).toBe("echo: msg 29");
