@@ -97,6 +97,8 @@ export interface GatewayProc {
 export interface HomeOptions {
   config?: Record<string, unknown>;
   mockBaseUrl?: string;
+  /** Pricing of mock-1 in dollars per million tokens (models.json `cost`); unpriced when absent. */
+  mockCost?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
 }
 
 /** A fresh TILLER_HOME with tiller.json and (with a mock) models.json pointing at it. */
@@ -113,7 +115,10 @@ export function makeHome(opts: HomeOptions = {}): string {
             baseUrl: opts.mockBaseUrl,
             api: "openai-completions",
             apiKey: "test-key",
-            models: [{ id: "mock-1" }, { id: "mock-small", contextWindow: 4000, maxTokens: 1000 }],
+            models: [
+              { id: "mock-1", ...(opts.mockCost ? { cost: opts.mockCost } : {}) },
+              { id: "mock-small", contextWindow: 4000, maxTokens: 1000 },
+            ],
           },
         },
       }),

@@ -1,6 +1,6 @@
 /**
  * The web page in a real browser (Debian's chromium) against a real gateway process and a scripted model:
- * log in, send and see the reply stream in as Markdown, steer a run that is calling slow tools (the
+ * log in, send and see the reply stream in as Markdown with the run's tokens and cost, steer a run that is calling slow tools (the
  * steering message reaches the next model request), follow up, stop, and the plain-ws:// refusal.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,7 +28,12 @@ beforeAll(async () => {
   await ensureWebBuilt();
   mock = await startScriptedModel();
   gw = await spawnWebGateway(
-    makeHome({ mockBaseUrl: mock.baseUrl, config: { agents: { defaults: { reasoning: "stream" } } } }),
+    // Priced so that every model call (10 in, 5 out) costs 10 × $2000/M + 5 × $10000/M = $0.07.
+    makeHome({
+      mockBaseUrl: mock.baseUrl,
+      mockCost: { input: 2000, output: 10_000 },
+      config: { agents: { defaults: { reasoning: "stream" } } },
+    }),
     ["--token", TOKEN],
   );
   browser = await launchBrowser();
@@ -77,13 +82,19 @@ describe("web page: chat", () => {
     expect(await page.evaluate("navigator.clipboard.readText()")).toBe("const answer = 42;");
     await expect
       .poll(() => log.getByLabel("Run usage").first().textContent(), { timeout: 20_000 })
-      .toMatch(/10 in · 5 out/);
+      .toMatch(/^10 in · 5 out · \$0\.07 · \d+\.\d s$/);
     await expect.poll(() => box.inputValue(), { timeout: 20_000 }).toBe("");
     // The session's totals follow the run.
     await expect
       .poll(() => page.getByLabel("Session usage").textContent(), { timeout: 20_000 })
-      .toMatch(/10 in · 5 out/);
+      .toBe("10 in · 5 out · $0.07");
     await screenshot(page, "chat-1280x800");
+    // After a reload the run's line comes from history (the model call's usage in the transcript).
+    await page.reload();
+    await waitConnected(page);
+    await expect
+      .poll(() => log.getByLabel("Run usage").first().textContent(), { timeout: 20_000 })
+      .toBe("10 in · 5 out · $0.07");
     await page.close();
   }, 90_000);
 
@@ -206,6 +217,40 @@ describe("web page: chat", () => {
     await page.close();
   }, 90_000);
 
+  it("the session's queue mode (header) decides what a mid-run Send does; × takes a queued message back", async () => {
+    const page = await openPage(browser.context, gw.port, TOKEN);
+    await page.getByRole("button", { name: "New session" }).click();
+    await expect
+      .poll(() => page.getByRole("textbox", { name: "Session name" }).inputValue(), { timeout: 20_000 })
+      .toMatch(/^web-/);
+    await page.getByRole("combobox", { name: "Queue mode" }).selectOption("followup");
+    await expect.poll(() => page.getByRole("combobox", { name: "Queue mode" }).inputValue(), T).toBe("followup");
+    const box = page.getByRole("textbox", { name: "Message" });
+    const log = page.getByRole("log");
+    await box.fill("[tools:2] two slow steps");
+    await box.press("Enter");
+    await log.locator(".tool-card").first().getByText("tick-1").first().waitFor(T);
+    // Send mid-run, with the session in followup mode: queued as a turn of its own, not steered in.
+    await box.fill("queued by mode");
+    await page.getByRole("button", { name: "Send" }).click();
+    // Follow up, then taken back before it runs.
+    await box.fill("never mind this one");
+    await page.getByRole("button", { name: "Follow up" }).click();
+    const pending = page.getByLabel("Not yet delivered");
+    await pending.getByText("never mind this one").waitFor(T);
+    await page.getByRole("button", { name: "Cancel followup: never mind this one" }).click();
+    await expect.poll(() => pending.getByText("never mind this one").count(), T).toBe(0);
+    await log.getByText("all 2 steps done").waitFor({ timeout: 30_000 });
+    await log.getByText("echo: queued by mode").waitFor({ timeout: 30_000 });
+    await expect.poll(() => pending.locator("li").count(), T).toBe(0);
+    await expect.poll(() => log.locator("article.run").count(), T).toBe(2);
+    // The gateway held it: its own model request after the whole first run; the cancelled one never ran.
+    const req = mock.requests.find((r) => userTexts(r.body).at(-1) === "queued by mode");
+    expect(JSON.stringify(req?.body)).toContain("all 2 steps done");
+    expect(mock.requests.some((r) => userTexts(r.body).includes("never mind this one"))).toBe(false);
+    await page.close();
+  }, 120_000);
+
   it("Stop aborts the streaming reply and the composer is ready again", async () => {
     const page = await openPage(browser.context, gw.port, TOKEN);
     await page.getByRole("button", { name: "New session" }).click();
@@ -221,6 +266,64 @@ describe("web page: chat", () => {
     await box.fill("after the stop");
     await box.press("Enter");
     await log.getByText("echo: after the stop").waitFor({ timeout: 20_000 });
+    await page.close();
+  }, 90_000);
+
+  it("names every control and keeps a sane keyboard order: sessions, then the header, transcript, composer", async () => {
+    const page = await openPage(browser.context, gw.port, TOKEN);
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill("an accessible reply");
+    await box.press("Enter");
+    await page.getByRole("log", { name: "Transcript" }).getByText("echo: an accessible reply").waitFor(T);
+    // The issue's names, by role.
+    for (const [role, name] of [
+      ["textbox", "Message"],
+      ["button", "Send"],
+      ["button", "Follow up"],
+      ["button", "Stop"],
+      ["button", "New session"],
+      ["searchbox", "Search sessions"],
+      ["textbox", "Session name"],
+      ["combobox", "Model"],
+      ["combobox", "Thinking level"],
+      ["combobox", "Queue mode"],
+      ["status", "Connection"],
+      ["navigation", "Sessions"],
+    ] as const) {
+      expect(await page.getByRole(role, { name, exact: true }).count(), `${role} "${name}"`).toBe(1);
+    }
+    // No visible control without an accessible name.
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("button, input, select, textarea, a[href]")]
+        .filter((el) => el.offsetParent !== null)
+        .filter((el) => {
+          const label = (el as HTMLInputElement).labels?.[0]?.textContent ?? "";
+          return !(el.getAttribute("aria-label") ?? "").trim() && !label.trim() && !(el.textContent ?? "").trim();
+        })
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    expect(unnamed).toEqual([]);
+    // Focus order: the sessions come first, the composer's actions follow the textbox.
+    const order = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("button, input, select, textarea")]
+        .filter((el) => el.offsetParent !== null && !(el as HTMLButtonElement).disabled && el.tabIndex >= 0)
+        .map((el) => el.getAttribute("aria-label") || el.textContent?.trim() || el.tagName),
+    );
+    expect(order.indexOf("New session")).toBeLessThan(order.indexOf("Session name"));
+    expect(order.indexOf("Session name")).toBeLessThan(order.indexOf("Message"));
+    await box.focus();
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Send");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Follow up");
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Shift+Tab");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Message");
+    // Keyboard only: a button pressed with Enter acts.
+    await box.fill("sent from the keyboard");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.getByRole("log").getByText("echo: sent from the keyboard").waitFor(T);
     await page.close();
   }, 90_000);
 

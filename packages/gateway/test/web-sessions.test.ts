@@ -1,6 +1,6 @@
 /**
  * Sessions and the connection in the web page (Debian's chromium, a real gateway process): switching
- * sessions, rename and search, compact, reset and delete, reload keeping the history, paging a long history, a
+ * sessions, rename and search, compact, reset and delete, reload keeping the history (tool results included), paging a long history, a
  * gateway restart mid-session (the page reconnects), and two tabs on one session seeing the same run live.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -144,7 +144,7 @@ describe("web page: sessions and connection", () => {
     await page.close();
   }, 90_000);
 
-  it("keeps the session and its history across a reload, and pages a long history", async () => {
+  it("keeps the session and its history across a reload, and pages a long history (button and scrolling)", async () => {
     const { client } = await connectClient(gw.url, { token: TOKEN });
     const key = "agent:main:long-history";
     for (let i = 0; i < 30; i++) {
@@ -160,17 +160,57 @@ describe("web page: sessions and connection", () => {
     await list.getByRole("button", { name: /long-history/ }).click();
     const log = page.getByRole("log");
     await log.getByText("echo: msg 29").waitFor(T);
-    // 60 messages, 50 per page: the oldest are behind "Load earlier messages".
+    // 60 messages, 50 per page: the oldest are behind "Load older messages".
     expect(await log.getByText("echo: msg 0", { exact: true }).count()).toBe(0);
-    await page.getByRole("button", { name: "Load earlier messages" }).click();
+    // The button itself (dispatched: a real click scrolls it into view first, which already loads the page).
+    await page.getByRole("button", { name: "Load older messages" }).dispatchEvent("click");
     await log.getByText("echo: msg 0", { exact: true }).waitFor(T);
+    // The older page went above, once: every message shown once, oldest first, and nothing older to load.
+    // (The messages' text, without the runs' usage lines.)
+    const texts = (await log.locator(".msg.user > p, .msg.assistant > .run-body").allTextContents()).map((t) =>
+      t.trim(),
+    );
+    expect(texts.length).toBe(60);
+    expect(texts[0]).toBe("msg 0");
+    expect(texts.at(-1)).toBe("echo: msg 29");
+    expect(texts.filter((t) => t === "echo: msg 10").length).toBe(1);
+    await expect.poll(() => page.getByRole("button", { name: "Load older messages" }).count(), T).toBe(0);
 
     await page.reload();
     await waitConnected(page);
     await log.getByText("echo: msg 29").waitFor(T);
     expect(await page.getByRole("textbox", { name: "Session name" }).inputValue()).toBe("long-history");
+    // Scrolling to the top loads the older page too.
+    expect(await log.getByText("echo: msg 0", { exact: true }).count()).toBe(0);
+    await log.evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    await log.getByText("echo: msg 0", { exact: true }).waitFor(T);
     await page.close();
   }, 120_000);
+
+  it("after a reload, tool cards show their results from history", async () => {
+    const page = await openPage(browser.context, gw.port, TOKEN);
+    await page.getByRole("button", { name: "New session" }).click();
+    const box = page.getByRole("textbox", { name: "Message" });
+    const log = page.getByRole("log");
+    await box.fill("[tools:2] two steps");
+    await box.press("Enter");
+    await log.getByText("all 2 steps done").waitFor({ timeout: 30_000 });
+    await page.reload();
+    await waitConnected(page);
+    await log.getByText("all 2 steps done").waitFor(T);
+    const cards = log.locator(".tool-card");
+    await expect.poll(() => cards.count(), T).toBe(2);
+    for (const k of [1, 2]) {
+      const card = cards.nth(k - 1);
+      expect(await card.locator(".tool-args").textContent()).toContain(`echo tick-${k}; sleep 1; echo tock-${k}`);
+      expect(await card.getByLabel("exec output").textContent()).toMatch(new RegExp(`tick-${k}\\s+tock-${k}`));
+      expect(await card.locator(".tool-status").textContent()).toBe("done");
+    }
+    await screenshot(page, "tool-results-after-reload-1280x800");
+    await page.close();
+  }, 90_000);
 
   it("reconnects after a gateway restart mid-session and carries on", async () => {
     const page = await openPage(browser.context, gw.port, TOKEN);

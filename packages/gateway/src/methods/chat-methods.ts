@@ -1,14 +1,12 @@
 /**
  * WebChat methods: chat.send (a run on a session, answered "started" then with its end), chat.history
- * (the transcript's user/assistant messages) and chat.abort.
+ * (the transcript, paged: see chat-history.ts) and chat.abort.
  */
-import { existsSync } from "node:fs";
-import type { AgentMessage } from "@tiller/agent";
-import { SessionManager } from "@tiller/coding-agent";
-import type { ChatSendParams, ChatSendResult, HistoryMessage } from "../protocol/schema/chat.js";
+import type { ChatSendParams, ChatSendResult } from "../protocol/schema/chat.js";
 import type { RunRequest } from "../run/run-types.js";
 import { acceptMessage } from "./accept-message.js";
 import { resolveSessionKey } from "./agent-methods.js";
+import { historyPage } from "./chat-history.js";
 import { defineMethod, type MethodContext, type MethodDef } from "./method-types.js";
 
 async function chatSend(ctx: MethodContext<ChatSendParams, ChatSendResult>): Promise<ChatSendResult | undefined> {
@@ -29,6 +27,7 @@ async function chatSend(ctx: MethodContext<ChatSendParams, ChatSendResult>): Pro
     message: p.message,
     acceptedAt: Date.now(),
     thinking: p.thinking,
+    queueMode: p.queueMode,
     timeoutMs: p.timeoutMs,
     source: "chat",
   };
@@ -45,32 +44,9 @@ async function chatSend(ctx: MethodContext<ChatSendParams, ChatSendResult>): Pro
 }
 
 const chatHistory = defineMethod("chat.history", (ctx) => {
-  const { core } = ctx;
-  const p = ctx.params;
-  const session = resolveSessionKey(core, { sessionKey: p.sessionKey });
+  const session = resolveSessionKey(ctx.core, { sessionKey: ctx.params.sessionKey });
   ctx.conn.touch(session.key);
-  const entry = core.store.get(session.key);
-  const limit = p.limit ?? 200;
-  let messages: HistoryMessage[] = [];
-  if (entry?.sessionFile && existsSync(entry.sessionFile)) {
-    const sm = SessionManager.open(entry.sessionFile, { readOnly: true, onWarning: () => {} });
-    try {
-      const all = sm.buildSessionContext().messages as AgentMessage[];
-      messages = all
-        .filter((m) => {
-          const role = (m as { role?: string }).role;
-          return role === "user" || role === "assistant";
-        })
-        .slice(-limit)
-        .map((m) => {
-          const x = m as HistoryMessage;
-          return { role: x.role, content: x.content, timestamp: x.timestamp, stopReason: x.stopReason };
-        });
-    } finally {
-      sm.close();
-    }
-  }
-  return { sessionKey: session.key, sessionId: entry?.sessionId, messages };
+  return historyPage(ctx.core.store.get(session.key), session.key, ctx.params);
 });
 
 const chatAbort = defineMethod("chat.abort", (ctx) => {

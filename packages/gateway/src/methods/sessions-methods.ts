@@ -41,6 +41,7 @@ export function sessionView(core: GatewayCore, s: SessionEntry): SessionRow {
     totalTokens: s.contextTokens,
     totalTokensFresh: s.lastRunId !== undefined,
     contextTokens: model?.contextWindow,
+    estimatedCostUsd: s.costUsd,
     compactionCount: s.compactionCount,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,

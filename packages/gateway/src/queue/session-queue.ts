@@ -5,6 +5,7 @@
  *   followup  its own turn after the active one,
  *   collect   queued, then after `debounceMs` of quiet every queued message is merged into one turn,
  *   interrupt abort the active turn, drop the queue, run the newest message.
+ * A message may carry its own mode (`queueMode` on agent / chat.send), which wins over the session's.
  * The queue is capped; over the cap `drop` decides: old (drop the oldest), new (refuse the newcomer),
  * summarize (drop the oldest but carry a one-line summary of each into the next turn, whose outcome the
  * dropped requests then share). Turns pass the session lane — the one place a session is kept to one turn at
@@ -58,7 +59,8 @@ export class SessionQueues {
       return "started";
     }
     const settings = this.deps.settings(req.sessionKey);
-    switch (settings.mode) {
+    // The message's own mode (agent / chat.send `queueMode`) wins over the session's.
+    switch (req.queueMode ?? settings.mode) {
       case "interrupt": {
         state.active?.abort("aborted");
         for (const p of state.pending.splice(0)) this.drop(p, "superseded by a newer message (interrupt)");
@@ -181,12 +183,12 @@ export class SessionQueues {
     for (;;) {
       if (state.pending.length === 0 && state.summarized.length === 0) return undefined;
       const settings = this.deps.settings(state.key);
-      const wait = settings.mode === "collect" ? settings.debounceMs - (Date.now() - state.lastEnqueueAt) : 0;
+      const wait = modeOf(state, settings) === "collect" ? settings.debounceMs - (Date.now() - state.lastEnqueueAt) : 0;
       if (wait <= 0) break;
       await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
     }
     const settings = this.deps.settings(state.key);
-    const taken = settings.mode === "collect" ? state.pending.splice(0) : state.pending.splice(0, 1);
+    const taken = modeOf(state, settings) === "collect" ? state.pending.splice(0) : state.pending.splice(0, 1);
     const dropped = state.summarized.splice(0);
     let prompt = mergePrompt(taken);
     if (dropped.length > 0) {
@@ -256,4 +258,10 @@ function failedOutcome(err: unknown, turn: Turn): RunOutcome {
     endedAt: now,
     result: { payloads: [], meta: { durationMs: 0, agentMeta: { sessionId: "", provider: "", model: "" } } },
   };
+}
+
+/** The mode the next waiting message is taken by: its own (`queueMode`), else the session's. */
+function modeOf(state: SessionState, settings: QueueSettings): QueueSettings["mode"] {
+  const first = state.pending[0] ?? state.summarized[0];
+  return first?.queueMode ?? settings.mode;
 }

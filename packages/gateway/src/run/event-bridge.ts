@@ -93,6 +93,7 @@ export class EventBridge {
           cacheRead: u.cacheRead,
           cacheWrite: u.cacheWrite,
           total: u.totalTokens,
+          ...(u.cost ? { costUsd: u.cost.total } : {}),
           ...(m.provider ? { provider: m.provider } : {}),
           ...(m.model ? { model: m.model } : {}),
         });
@@ -167,7 +168,8 @@ export class EventBridge {
       timestamp: endedAt,
     };
     if (outcome.status === "ok") {
-      this.bus.emitChat({ runId, sessionKey, seq, state: "final", message });
+      const usage = outcome.result.meta.agentMeta.usage;
+      this.bus.emitChat({ runId, sessionKey, seq, state: "final", message, ...(usage ? { usage } : {}) });
     } else if (outcome.status === "aborted") {
       this.bus.emitChat({ runId, sessionKey, seq, state: "aborted", message });
     } else {

@@ -12,7 +12,7 @@ import type {
   SimpleStreamOptions,
   Usage,
 } from "@tiller/ai";
-import type { TillerConfig } from "../config/config-types.js";
+import type { QueueMode, TillerConfig } from "../config/config-types.js";
 import type { ResolvedModel } from "../config/models-config.js";
 import type { PreparedRunPrompt } from "../prompt/prepare-run-prompt.js";
 import type { ReplyPayload, RunEndStatus, RunResult } from "../protocol/schema/agent.js";
@@ -32,6 +32,8 @@ export interface RunRequest {
   model?: string;
   provider?: string;
   thinking?: string;
+  /** This message's queue mode (agent / chat.send `queueMode`); undefined: the session's. */
+  queueMode?: QueueMode;
   /** Per-run timeout; 0 or undefined: the configured default. */
   timeoutMs?: number;
   extraSystemPrompt?: string;

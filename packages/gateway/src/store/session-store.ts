@@ -30,6 +30,11 @@ export interface SessionEntry {
   outputTokens: number;
   totalTokens: number;
   contextTokens: number;
+  /**
+   * Dollars of every run so far, from the models' pricing (0 when they have none). Optional: indexes that do
+   * not keep it (the cluster's) leave it out.
+   */
+  costUsd?: number;
   compactionCount: number;
   createdAt: number;
   updatedAt: number;
@@ -89,6 +94,7 @@ interface SessionRowDb {
   output_tokens: number;
   total_tokens: number;
   context_tokens: number;
+  cost_usd: number;
   compaction_count: number;
   created_at: number;
   updated_at: number;
@@ -115,6 +121,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   queue_cap INTEGER, queue_drop TEXT,
   input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
   total_tokens INTEGER NOT NULL DEFAULT 0, context_tokens INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL NOT NULL DEFAULT 0,
   compaction_count INTEGER NOT NULL DEFAULT 0,
   created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, last_run_id TEXT, last_run_status TEXT
 );
@@ -140,6 +147,11 @@ export class SessionStore {
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
     this.db.exec(SCHEMA);
+    // An index written before cost was kept gains the column (its old runs count as $0).
+    const cols = this.db.prepare<[], { name: string }>("PRAGMA table_info(sessions)").all();
+    if (!cols.some((c) => c.name === "cost_usd")) {
+      this.db.exec("ALTER TABLE sessions ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0");
+    }
     const db = this.db;
     this.stmts = {
       get: db.prepare<[string], SessionRowDb>("SELECT * FROM sessions WHERE key = ?"),
@@ -157,11 +169,11 @@ export class SessionStore {
       remove: db.prepare("DELETE FROM sessions WHERE key = ?"),
       reset: db.prepare(
         `UPDATE sessions SET session_id = ?, session_file = ?, input_tokens = 0, output_tokens = 0, total_tokens = 0,
-         context_tokens = 0, compaction_count = 0, updated_at = ? WHERE key = ?`,
+         context_tokens = 0, cost_usd = 0, compaction_count = 0, updated_at = ? WHERE key = ?`,
       ),
       usage: db.prepare(
         `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-         total_tokens = total_tokens + ?, context_tokens = ?, updated_at = ? WHERE key = ?`,
+         total_tokens = total_tokens + ?, context_tokens = ?, cost_usd = cost_usd + ?, updated_at = ? WHERE key = ?`,
       ),
       compacted: db.prepare(
         "UPDATE sessions SET compaction_count = compaction_count + 1, updated_at = ? WHERE key = ?",
@@ -260,9 +272,9 @@ export class SessionStore {
     this.stmts.touch.run(Date.now(), key);
   }
 
-  addUsage(key: string, u: { input: number; output: number; total: number; context: number }): void {
+  addUsage(key: string, u: { input: number; output: number; total: number; context: number; costUsd?: number }): void {
     if (!this.db.open) return; // late writes of runs aborted by shutdown
-    this.stmts.usage.run(u.input, u.output, u.total, u.context, Date.now(), key);
+    this.stmts.usage.run(u.input, u.output, u.total, u.context, u.costUsd ?? 0, Date.now(), key);
   }
 
   markCompacted(key: string): void {
@@ -362,6 +374,7 @@ function toEntry(r: SessionRowDb): SessionEntry {
     outputTokens: r.output_tokens,
     totalTokens: r.total_tokens,
     contextTokens: r.context_tokens,
+    costUsd: r.cost_usd,
     compactionCount: r.compaction_count,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

@@ -1,28 +1,22 @@
 /**
  * The page's controller: one gateway connection, the open session (kept per tab across reloads), its
- * transcript fed by history and live `agent` events, and what the composer sends. Send starts a run or,
- * while one is active, goes to the gateway, whose session queue mode (steer by default) decides; Follow up
- * is held here and sent when the active run ends (the protocol has no per-message queue mode).
+ * transcript fed by history and live `agent` events, and what the composer sends. Each message carries its
+ * own queue mode (`queueMode` on `agent`), so the gateway decides what happens while a run is active: Send
+ * steers (or uses the session's mode when one is set in the header), Follow up queues a turn of its own.
+ * Messages the gateway holds are listed until their run starts or they are answered.
  */
-import { type ApprovalRequestView, approvalCard } from "./approval-card.js";
+import { ApprovalsView, canApprove } from "./approvals-view.js";
 import { Composer, type PendingItem } from "./composer.js";
 import { h } from "./dom.js";
+import { HistoryPager } from "./history-pager.js";
 import { forgetToken, initialCredentials, loginForm, saveCredentials } from "./login.js";
 import { SessionHeader } from "./session-header.js";
 import { SessionsPanel } from "./sessions-panel.js";
 import { GatewaySocket, RequestError } from "./socket.js";
 import { Transcript } from "./transcript.js";
-import type {
-  AgentEventPayload,
-  AgentFinal,
-  ConnectionState,
-  EventFrame,
-  HistoryMessage,
-  SessionRow,
-} from "./types.js";
+import type { AgentEventPayload, AgentFinal, ConnectionState, EventFrame, SessionRow } from "./types.js";
 
 const SESSION_KEY = "tiller.session";
-const HISTORY_PAGE = 50;
 const LIST_REFRESH_MS = 10_000;
 
 interface Pending extends PendingItem {
@@ -48,12 +42,13 @@ export class App {
   private readonly composer: Composer;
   private readonly panel: SessionsPanel;
   private readonly header: SessionHeader;
+  private readonly history: HistoryPager;
+  private readonly approvals: ApprovalsView;
   private readonly status = h("div", { class: "status", role: "status", "aria-label": "Connection" }, "Not connected");
   private readonly main: HTMLElement;
   private readonly shell: HTMLElement;
   private rows: SessionRow[] = [];
   private current = sessionStorage.getItem(SESSION_KEY) ?? "agent:main:main";
-  private historyLimit = HISTORY_PAGE;
   /** Active run per session key, from lifecycle events and sessions.list. */
   private readonly active = new Map<string, string>();
   private pending: Pending[] = [];
@@ -62,7 +57,6 @@ export class App {
   private readonly mine = new Set<string>();
   /** Runs whose live view missed events (a seq gap, or joined midway): reloaded from history when they end. */
   private readonly stale = new Set<string>();
-  private loadSeq = 0;
 
   constructor(private readonly root: HTMLElement) {
     this.composer = new Composer({
@@ -71,7 +65,11 @@ export class App {
       stop: () => this.stop(),
       cancelPending: (id) => this.cancelPending(id),
     });
-    this.panel = new SessionsPanel({ open: (k) => this.openSession(k), create: () => this.createSession() });
+    this.panel = new SessionsPanel({
+      open: (k) => this.openSession(k),
+      create: () => this.createSession(),
+      waiting: (k) => this.approvals?.waiting(k) ?? 0,
+    });
     this.header = new SessionHeader({
       patch: (f) => this.patch(f),
       reset: () => this.resetSession(),
@@ -82,6 +80,29 @@ export class App {
     toggle.addEventListener("click", () => {
       const open = this.shell.classList.toggle("show-sessions");
       toggle.setAttribute("aria-expanded", String(open));
+    });
+    this.history = new HistoryPager({
+      transcript: this.transcript,
+      request: (m, p) => this.req(m, p),
+      current: () => this.current,
+      resolved: (key) => {
+        // The full key (agent:main:x) as the gateway resolved it, so events match.
+        this.current = key;
+        sessionStorage.setItem(SESSION_KEY, key);
+      },
+      describe: errText,
+    });
+    this.approvals = new ApprovalsView({
+      transcript: this.transcript,
+      request: (m, p) => this.req(m, p),
+      current: () => this.current,
+      describe: errText,
+      onWaitingChange: () => {
+        // A session the list does not have yet (a run started elsewhere) is fetched now, not at the next refresh.
+        const known = new Set(this.rows.map((r) => r.key));
+        if ([...this.approvals.waitingSessions()].some((k) => !known.has(k))) void this.refreshSessions();
+        else this.panel.update(this.rows, this.current);
+      },
     });
     this.main = h("main", { class: "chat" }, this.header.el, this.transcript.el, this.composer.el);
     this.shell = h(
@@ -98,16 +119,11 @@ export class App {
     this.connect(token, url);
   }
 
-  /** The seam for approvals: renders a request inline in the transcript (nothing calls it until the gateway has approvals). */
-  showApproval(req: ApprovalRequestView, decide: (decision: string) => void): void {
-    this.transcript.el.append(approvalCard(req, decide));
-  }
-
   private connect(token: string, url: string): void {
     this.socket?.stop();
     const socket = new GatewaySocket(url, token, {
       onState: (s, detail) => this.onState(s, detail, url),
-      onOpen: (_hello, reconnected) => void this.onOpen(reconnected),
+      onOpen: (hello, reconnected) => void this.onOpen(hello, reconnected),
       onEvent: (f) => this.onEvent(f),
       onGap: () => {
         for (const runId of this.active.values()) this.stale.add(runId);
@@ -138,13 +154,17 @@ export class App {
     this.composer.setEnabled(state === "connected");
   }
 
-  private async onOpen(reconnected: boolean): Promise<void> {
+  private async onOpen(hello: Record<string, unknown>, reconnected: boolean): Promise<void> {
+    const auth = hello.auth as { scopes?: string[] } | undefined;
+    this.approvals.setEnabled(canApprove(auth?.scopes ?? []));
+    void this.approvals.refreshAll();
     if (!this.refreshTimer) this.refreshTimer = setInterval(() => void this.refreshSessions(), LIST_REFRESH_MS);
     void this.req<{ models?: { ref: string }[] }>("models.list").then(
       (m) => this.header.setModels((m.models ?? []).map((x) => x.ref)),
       () => {},
     );
     await this.refreshSessions();
+    if (reconnected) void this.settlePending();
     // After a reconnect the page may have missed events: the transcript is rebuilt from history.
     await this.openSession(this.current, reconnected);
   }
@@ -166,10 +186,6 @@ export class App {
         }
       }
       this.panel.update(this.rows, this.current);
-      // A run may have ended while the page was away (reconnect): held follow-ups go now.
-      for (const key of new Set(this.pending.filter((x) => x.kind === "followup").map((x) => x.sessionKey))) {
-        this.sendNextFollowUp(key);
-      }
       this.header.show(this.current, this.row(this.current));
       this.composer.setRunning(this.active.has(this.current));
     } catch {
@@ -190,46 +206,18 @@ export class App {
     this.header.show(key, this.row(key));
     this.composer.setRunning(this.active.has(key));
     this.renderPending();
-    if (changed || force || this.transcript.el.childElementCount === 0) {
-      this.historyLimit = HISTORY_PAGE;
+    // (Not "the transcript is empty": an approval announced on connect may already be in it.)
+    if (changed || force || this.history.loadedKey !== key) {
       await this.loadHistory();
     }
   }
 
-  /** Rebuilds the transcript from chat.history (also subscribes this connection to the session). */
+  /**
+   * Rebuilds the transcript from the newest page of chat.history (also subscribes this connection to the
+   * session), then shows the session's pending approvals in it.
+   */
   private async loadHistory(): Promise<void> {
-    const key = this.current;
-    const seq = ++this.loadSeq;
-    let r: { sessionKey: string; messages: HistoryMessage[] };
-    try {
-      r = await this.req("chat.history", { sessionKey: key, limit: this.historyLimit + 1 });
-    } catch (err) {
-      if (seq === this.loadSeq) this.transcript.addError(`Could not load history: ${errText(err)}`);
-      return;
-    }
-    if (seq !== this.loadSeq || key !== this.current) return;
-    // The full key (agent:main:x) as the gateway resolved it, so events match.
-    this.current = r.sessionKey;
-    sessionStorage.setItem(SESSION_KEY, r.sessionKey);
-    this.transcript.clear();
-    const more = r.messages.length > this.historyLimit;
-    this.transcript.showHistory(more ? r.messages.slice(1) : r.messages);
-    if (more) {
-      this.transcript.prependControl(
-        h(
-          "button",
-          {
-            type: "button",
-            class: "load-earlier",
-            onclick: () => {
-              this.historyLimit += HISTORY_PAGE;
-              void this.loadHistory();
-            },
-          },
-          "Load earlier messages",
-        ),
-      );
-    }
+    if (await this.history.load()) await this.approvals.load();
   }
 
   private onEvent(f: EventFrame): void {
@@ -237,7 +225,7 @@ export class App {
       this.status.textContent = "Gateway restarting…";
       return;
     }
-    if (f.event !== "agent") return;
+    if (this.approvals.onEvent(f) || f.event !== "agent") return;
     // The page only follows runs it can place in a session: events without a session key are not its concern.
     const p = f.payload as AgentEventPayload & { sessionKey: string };
     if (typeof p.sessionKey !== "string") return;
@@ -275,13 +263,30 @@ export class App {
         void this.loadHistory();
       this.stale.delete(p.runId);
       void this.refreshSessions();
-      this.sendNextFollowUp(p.sessionKey);
     }
   }
 
+  /** After a reconnect: messages the gateway answered while the page was away are no longer pending. */
+  private async settlePending(): Promise<void> {
+    for (const item of [...this.pending]) {
+      try {
+        const w = await this.req<{ status: string; endedAt?: number }>("agent.wait", { runId: item.id, timeoutMs: 0 });
+        if (w.status !== "timeout" || w.endedAt !== undefined) this.unpend(item.id);
+      } catch {
+        // Still connecting: the next reconnect settles it.
+      }
+    }
+  }
+
+  private unpend(id: string): Pending | undefined {
+    const item = this.pending.find((x) => x.id === id);
+    if (!item) return undefined;
+    this.pending = this.pending.filter((x) => x !== item);
+    this.renderPending();
+    return item;
+  }
+
   private deliverSteers(sessionKey: string, runId: string): void {
-    const mode = this.row(sessionKey)?.queueMode ?? "steer";
-    if (mode !== "steer") return;
     const steers = this.pending.filter((x) => x.kind === "steer" && x.sessionKey === sessionKey);
     if (steers.length === 0) return;
     this.pending = this.pending.filter((x) => !steers.includes(x));
@@ -293,22 +298,42 @@ export class App {
     this.composer.showPending(this.pending.filter((p) => p.sessionKey === this.current));
   }
 
+  /**
+   * Send: starts a run, or while one is active is handed to the gateway with the session's queue mode when
+   * the header sets one, else `steer` (joins the run at its next tool boundary).
+   */
   private send(text: string): void {
     const sessionKey = this.current;
-    const runId = uuid();
-    const steering = this.active.has(sessionKey);
-    if (steering) {
-      this.pending.push({ id: runId, kind: "steer", text, sessionKey });
-      this.renderPending();
-    } else {
+    const mode = this.row(sessionKey)?.queueMode ?? "steer";
+    if (!this.active.has(sessionKey)) {
+      const runId = uuid();
       this.transcript.addUser(text);
       this.active.set(sessionKey, runId);
       this.composer.setRunning(true);
+      this.startRun(sessionKey, runId, text, mode, false);
+      return;
     }
-    this.startRun(sessionKey, runId, text, steering);
+    this.enqueue(sessionKey, text, mode === "steer" ? "steer" : "followup", mode);
   }
 
-  private startRun(sessionKey: string, runId: string, message: string, steering: boolean): void {
+  /** Follow up: a turn of its own after the active run (the gateway queues it: queueMode `followup`). */
+  private followUp(text: string): void {
+    if (!this.active.has(this.current)) {
+      this.send(text);
+      return;
+    }
+    this.enqueue(this.current, text, "followup", "followup");
+  }
+
+  /** A message sent while a run is active: listed as not yet delivered until it is. */
+  private enqueue(sessionKey: string, text: string, kind: Pending["kind"], queueMode: string): void {
+    const runId = uuid();
+    this.pending.push({ id: runId, kind, text, sessionKey });
+    this.renderPending();
+    this.startRun(sessionKey, runId, text, queueMode, true);
+  }
+
+  private startRun(sessionKey: string, runId: string, message: string, queueMode: string, queued: boolean): void {
     const socket = this.socket;
     if (!socket) return;
     this.mine.add(runId);
@@ -316,7 +341,7 @@ export class App {
     socket
       .request(
         "agent",
-        { message, idempotencyKey: runId, sessionKey },
+        { message, idempotencyKey: runId, sessionKey, queueMode },
         {
           expectFinal: true,
           onAccepted: () => {
@@ -326,24 +351,27 @@ export class App {
       )
       .then((payload) => {
         const final = payload as AgentFinal;
-        // The request is answered: whatever it was (a run, a command, a message folded into another
-        // client's run), it no longer keeps the session running.
+        // The request is answered: whatever it was (a run, a command, a message folded into another run or
+        // merged with other queued ones, one the queue dropped), it is neither pending nor running any more.
+        const wasPending = this.unpend(runId);
         if (this.active.get(sessionKey) === runId) {
           this.active.delete(sessionKey);
           this.composer.setRunning(this.active.has(this.current));
           void this.refreshSessions();
-          this.sendNextFollowUp(sessionKey);
         }
         if (sessionKey !== this.current) return;
+        if (wasPending && final.status === "error" && !this.transcript.hasRun(runId)) {
+          this.transcript.addError(`Not delivered: ${final.error?.message ?? final.summary ?? "refused"}`);
+        }
         const meta = final.result?.meta;
         if (this.transcript.hasRun(runId)) this.transcript.setUsage(runId, meta?.agentMeta?.usage, meta?.durationMs);
-        else if (!steering && message.trimStart().startsWith("/")) {
+        else if (message.trimStart().startsWith("/")) {
           // Commands (/queue, /new…) answer without a run: show their reply. (Anything else without a run of
           // its own was folded into another client's run, whose events show the answer.)
           const text = (final.result?.payloads ?? []).map((x) => x.text ?? "").join("\n\n");
           if (text) this.transcript.showHistory([{ role: "assistant", content: text }]);
         }
-        if (final.status === "error" && !this.transcript.hasRun(runId) && !steering) {
+        if (final.status === "error" && !this.transcript.hasRun(runId) && !queued) {
           this.transcript.addError(final.error?.message ?? final.summary ?? "the run failed");
         }
       })
@@ -360,41 +388,18 @@ export class App {
       });
   }
 
-  private followUp(text: string): void {
-    if (!this.active.has(this.current)) {
-      this.send(text);
-      return;
-    }
-    this.pending.push({ id: uuid(), kind: "followup", text, sessionKey: this.current });
-    this.renderPending();
-  }
-
-  private sendNextFollowUp(sessionKey: string): void {
-    if (this.active.has(sessionKey)) return;
-    const next = this.pending.find((x) => x.kind === "followup" && x.sessionKey === sessionKey);
-    if (!next) return;
-    this.pending = this.pending.filter((x) => x !== next);
-    this.renderPending();
-    if (sessionKey === this.current) this.transcript.addUser(next.text);
-    this.active.set(sessionKey, next.id);
-    this.composer.setRunning(sessionKey === this.current || this.active.has(this.current));
-    this.startRun(sessionKey, next.id, next.text, false);
-  }
-
+  /** Takes a message out of the gateway's queue (chat.abort with its runId) and off the list. */
   private cancelPending(id: string): void {
-    const item = this.pending.find((x) => x.id === id);
-    if (!item) return;
-    this.pending = this.pending.filter((x) => x !== item);
-    // A message already in the gateway's queue is taken out of it too.
-    if (item.kind === "steer") void this.req("chat.abort", { sessionKey: item.sessionKey, runId: id }).catch(() => {});
-    this.renderPending();
+    const item = this.unpend(id);
+    if (item) void this.req("chat.abort", { sessionKey: item.sessionKey, runId: id }).catch(() => {});
   }
 
-  /** Stop: aborts the active run and drops the follow-ups this page was holding for it. */
+  /** Stop: aborts the active run, and drops the follow-ups this page queued behind it. */
   private stop(): void {
     const key = this.current;
-    this.pending = this.pending.filter((x) => !(x.kind === "followup" && x.sessionKey === key));
-    this.renderPending();
+    for (const item of this.pending.filter((x) => x.kind === "followup" && x.sessionKey === key)) {
+      this.cancelPending(item.id);
+    }
     this.req("chat.abort", { sessionKey: key }).catch((err) =>
       this.transcript.addError(`Stop failed: ${errText(err)}`),
     );

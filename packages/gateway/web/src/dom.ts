@@ -34,3 +34,9 @@ export function tokens(n: number | undefined): string {
   if (v < 1_000_000) return `${(v / 1000).toFixed(1)}k`;
   return `${(v / 1_000_000).toFixed(1)}M`;
 }
+
+/** Estimated dollars, or "" when there is nothing to show (an unpriced model reports 0). */
+export function usd(n: number | undefined): string {
+  if (!n || n <= 0) return "";
+  return n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
+}

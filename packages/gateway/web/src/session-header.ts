@@ -1,8 +1,8 @@
 /**
  * The open session's header: its name (editable: renames it), the per-session settings sessions.patch
- * takes (model, thinking level, queue mode), its token totals, and reset / compact / delete.
+ * takes (model, thinking level, queue mode), its token and cost totals, and reset / compact / delete.
  */
-import { h, tokens } from "./dom.js";
+import { h, tokens, usd } from "./dom.js";
 import { shortKey } from "./sessions-panel.js";
 import { QUEUE_MODES, type SessionRow, THINKING_LEVELS } from "./types.js";
 
@@ -93,6 +93,9 @@ export class SessionHeader {
       row?.modelOverride ?? (row?.modelProvider && row.model ? `${row.modelProvider}/${row.model}` : "");
     this.thinking.value = row?.thinkingLevel ?? "";
     this.queue.value = row?.queueMode ?? "";
-    this.usage.textContent = row ? `${tokens(row.inputTokens)} in · ${tokens(row.outputTokens)} out` : "new session";
+    const cost = usd(row?.estimatedCostUsd);
+    this.usage.textContent = row
+      ? `${tokens(row.inputTokens)} in · ${tokens(row.outputTokens)} out${cost ? ` · ${cost}` : ""}`
+      : "new session";
   }
 }

@@ -5,6 +5,8 @@ import type { SessionRow } from "./types.js";
 export interface SessionsPanelActions {
   open(key: string): void;
   create(): void;
+  /** Pending approvals of a session (0 when none, or when this client cannot approve). */
+  waiting(key: string): number;
 }
 
 export class SessionsPanel {
@@ -45,6 +47,7 @@ export class SessionsPanel {
       : this.rows;
     const items = rows.map((r) => {
       const running = Boolean(r.activeRunId);
+      const waiting = this.actions.waiting(r.key);
       const name = r.label || shortKey(r.key);
       const btn = h(
         "button",
@@ -61,6 +64,9 @@ export class SessionsPanel {
           { class: "session-meta" },
           running ? h("span", { class: "running", "aria-label": "running" }, "● running") : ago(r.updatedAt),
           r.queued ? ` · ${r.queued} queued` : "",
+          waiting
+            ? h("span", { class: "waiting" }, ` · ${waiting === 1 ? "approval needed" : `${waiting} approvals needed`}`)
+            : "",
         ),
       );
       return h("li", {}, btn);

@@ -32,7 +32,8 @@ interface Pending {
 
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 15_000;
-const SCOPES = ["operator.admin", "operator.read", "operator.write"];
+// operator.approvals: the page decides tool approvals (admin implies it; asked for by name all the same).
+const SCOPES = ["operator.admin", "operator.read", "operator.write", "operator.approvals"];
 
 /** Why the page will not connect to `url`, or undefined when it may (plain ws:// only to loopback). */
 export function refusalReason(url: string): string | undefined {

@@ -3,7 +3,7 @@
  * events — Markdown text, collapsible thinking, tool cards (arguments, live output, result) and errors in
  * place. Streaming text is re-rendered at most once per animation frame, not once per delta.
  */
-import { h, tokens } from "./dom.js";
+import { h, tokens, usd } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import type { AgentEventPayload, ContentPart, HistoryMessage, RunUsage } from "./types.js";
 
@@ -21,6 +21,34 @@ interface RunView {
   thinking?: { el: HTMLElement; pre: HTMLElement; text: string };
   tools: Map<string, HTMLElement>;
   ended: boolean;
+  /** The run's usage so far: summed from its `usage` events, replaced by the final answer's total. */
+  usage?: UsageSum;
+  durationMs?: number;
+}
+
+/** A run's usage so far, as its line shows it. */
+interface UsageSum {
+  input: number;
+  output: number;
+  cacheRead: number;
+  costUsd: number;
+}
+
+function addUsage(into: UsageSum, u: { input?: number; output?: number; cacheRead?: number; costUsd?: number }): void {
+  into.input += Number(u.input ?? 0);
+  into.output += Number(u.output ?? 0);
+  into.cacheRead += Number(u.cacheRead ?? 0);
+  into.costUsd += Number(u.costUsd ?? 0);
+}
+
+/** Usage line of a run: tokens, estimated dollars (when the model is priced), duration. */
+function usageLine(u: UsageSum, durationMs?: number): HTMLElement {
+  const parts = [`${tokens(u.input)} in`, `${tokens(u.output)} out`];
+  if (u.cacheRead) parts.push(`${tokens(u.cacheRead)} cached`);
+  const cost = usd(u.costUsd);
+  if (cost) parts.push(cost);
+  if (durationMs !== undefined) parts.push(`${(durationMs / 1000).toFixed(1)} s`);
+  return h("div", { class: "usage", "aria-label": "Run usage" }, parts.join(" · "));
 }
 
 /** Text of a tool result / partial result ({content:[{type:"text",text}]}), or its JSON. */
@@ -49,6 +77,10 @@ export class Transcript {
   private readonly runs = new Map<string, RunView>();
   private readonly dirty = new Set<TextBlock>();
   private frame = 0;
+  /** Tool cards rendered from history, by tool call id, so the tool result that follows fills its card. */
+  private readonly historyTools = new Map<string, HTMLElement>();
+  /** The "Load older" control at the top, when there are older messages. */
+  private control: HTMLElement | undefined;
 
   constructor() {
     this.el = h("div", { class: "transcript", role: "log", "aria-label": "Transcript", "aria-live": "polite" });
@@ -68,24 +100,74 @@ export class Transcript {
     this.el.replaceChildren();
     this.runs.clear();
     this.dirty.clear();
+    this.historyTools.clear();
+    this.control = undefined;
   }
 
-  /** Places a control (e.g. "Load earlier") at the top. */
-  prependControl(node: Node): void {
-    this.el.prepend(node);
+  /** Sets (or with undefined removes) the control at the top, e.g. "Load older messages". */
+  setControl(node: HTMLElement | undefined): void {
+    this.control?.remove();
+    this.control = node;
+    if (node) this.el.prepend(node);
   }
 
-  /** Renders history messages (chat.history), oldest first. */
+  /** Renders history messages (chat.history), oldest first, at the end. */
   showHistory(messages: readonly HistoryMessage[]): void {
-    for (const m of messages) {
-      if (m.role === "user") this.addUser(textOf(m.content));
-      else this.addAssistantMessage(m);
-    }
+    this.el.append(this.renderHistory(messages));
     this.scroll();
   }
 
+  /**
+   * Renders an older page of history above what is shown, keeping the view where it was (the reader is
+   * scrolled near the top and the content grows above).
+   */
+  prependHistory(messages: readonly HistoryMessage[]): void {
+    const before = this.el.scrollHeight;
+    const top = this.el.scrollTop;
+    const fragment = this.renderHistory(messages);
+    const first = this.control ? this.control.nextSibling : this.el.firstChild;
+    this.el.insertBefore(fragment, first);
+    this.el.scrollTop = top + (this.el.scrollHeight - before);
+  }
+
+  private renderHistory(messages: readonly HistoryMessage[]): DocumentFragment {
+    const out = document.createDocumentFragment();
+    // A run's usage line goes under its last assistant message: the sum of its model calls since the user's message.
+    let turn: { last: HTMLElement; usage: UsageSum } | undefined;
+    const closeTurn = (): void => {
+      if (turn) turn.last.append(usageLine(turn.usage));
+      turn = undefined;
+    };
+    for (const m of messages) {
+      if (m.role === "user") {
+        closeTurn();
+        out.append(userMessage(textOf(m.content)));
+      } else if (m.role === "toolResult") this.applyHistoryResult(m, out);
+      else {
+        const el = this.assistantMessage(m);
+        out.append(el);
+        const u = m.usage;
+        const sum = turn?.usage ?? { input: 0, output: 0, cacheRead: 0, costUsd: 0 };
+        if (u) addUsage(sum, u);
+        turn = { last: el, usage: sum };
+      }
+    }
+    closeTurn();
+    return out;
+  }
+
+  /** A tool result from history: shown in its tool card (a page never separates them). */
+  private applyHistoryResult(m: HistoryMessage, out: DocumentFragment): void {
+    let card = m.toolCallId ? this.historyTools.get(m.toolCallId) : undefined;
+    if (!card) {
+      card = toolCard(m.toolName ?? "tool", undefined);
+      out.append(h("article", { class: "msg assistant" }, h("div", { class: "run-body" }, card)));
+    }
+    setToolResult(card, m, m.isError === true);
+  }
+
   addUser(text: string, note?: string, into?: string): HTMLElement {
-    const el = h("div", { class: "msg user" }, note ? h("span", { class: "note" }, note) : undefined, h("p", {}, text));
+    const el = userMessage(text, note);
     const run = into ? this.runs.get(into) : undefined;
     if (run) {
       run.body.append(el);
@@ -125,6 +207,21 @@ export class Transcript {
     return this.runs.has(runId);
   }
 
+  /**
+   * Places `node` (an approval card) with the tool call it is about: in its card when shown (live or from
+   * history), else in the run, else at the end.
+   */
+  attachToTool(runId: string, toolCallId: string, node: HTMLElement): void {
+    const run = this.runs.get(runId);
+    const card = run?.tools.get(toolCallId) ?? this.historyTools.get(toolCallId);
+    if (card) {
+      card.append(node);
+      const status = card.querySelector(".tool-status");
+      if (status) status.textContent = "waiting for approval";
+    } else (run?.body ?? this.el).append(node);
+    node.scrollIntoView?.({ block: "nearest" });
+  }
+
   /** Applies one `agent` event to its run. */
   applyAgent(p: AgentEventPayload): void {
     // A manual compaction (sessions.compact) is no run: its answer is shown by whoever asked for it.
@@ -153,6 +250,20 @@ export class Transcript {
           else if (d.aborted) r.body.append(h("div", { class: "status-note" }, d.timedOut ? "Timed out." : "Stopped."));
         }
         break;
+      case "approval": {
+        // Every client sees a tool call wait for a decision in its card (approvers also get the decision card).
+        const card = r.tools.get(String(d.toolCallId ?? ""));
+        const status = card?.querySelector(".tool-status");
+        if (status && d.phase === "requested") status.textContent = "waiting for approval";
+        else if (status && d.phase === "resolved") status.textContent = d.decision === "deny" ? "denied" : "running";
+        break;
+      }
+      case "usage":
+        // One model call answered: the run's line counts up live (any tab, any client's run).
+        r.usage ??= { input: 0, output: 0, cacheRead: 0, costUsd: 0 };
+        addUsage(r.usage, d);
+        this.renderUsage(r);
+        break;
       case "compaction":
         if (d.phase === "end")
           r.body.append(
@@ -165,16 +276,22 @@ export class Transcript {
     this.scroll();
   }
 
-  /** Usage line under a finished run. */
+  /** The run's total from its final answer (authoritative over the live sum), with its duration. */
   setUsage(runId: string, usage: RunUsage | undefined, durationMs?: number): void {
     const r = this.runs.get(runId);
     if (!r || !usage) return;
-    r.el.querySelector(".usage")?.remove();
-    const parts = [`${tokens(usage.input)} in`, `${tokens(usage.output)} out`];
-    if (usage.cacheRead) parts.push(`${tokens(usage.cacheRead)} cached`);
-    if (typeof usage.cost === "number") parts.push(`$${usage.cost.toFixed(4)}`);
-    if (durationMs !== undefined) parts.push(`${(durationMs / 1000).toFixed(1)} s`);
-    r.el.append(h("div", { class: "usage", "aria-label": "Run usage" }, parts.join(" · ")));
+    r.usage = { input: usage.input, output: usage.output, cacheRead: usage.cacheRead, costUsd: usage.costUsd ?? 0 };
+    r.durationMs = durationMs;
+    this.renderUsage(r);
+  }
+
+  /** The usage line under a live run. */
+  private renderUsage(r: RunView): void {
+    if (!r.usage) return;
+    const line = usageLine(r.usage, r.durationMs);
+    const old = r.el.querySelector<HTMLElement>(":scope > .usage");
+    if (old) old.replaceWith(line);
+    else r.el.append(line);
   }
 
   private applyThinking(r: RunView, delta: string): void {
@@ -201,20 +318,15 @@ export class Transcript {
       r.thinking = undefined;
     }
     const out = card.querySelector(".tool-output") as HTMLElement;
-    const status = card.querySelector(".tool-status") as HTMLElement;
     if (d.phase === "update") {
       out.hidden = false;
       out.textContent = toolText(d.partialResult);
     } else if (d.phase === "result") {
-      out.hidden = false;
-      out.textContent = toolText(d.result);
-      status.textContent = d.isError ? "failed" : "done";
-      card.classList.toggle("failed", d.isError === true);
-      card.setAttribute("aria-busy", "false");
+      setToolResult(card, d.result, d.isError === true);
     }
   }
 
-  private addAssistantMessage(m: HistoryMessage): void {
+  private assistantMessage(m: HistoryMessage): HTMLElement {
     const body = h("div", { class: "run-body" });
     const el = h("article", { class: "msg assistant" }, body);
     const parts: ContentPart[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
@@ -229,13 +341,14 @@ export class Transcript {
         const card = toolCard(String(p.name ?? "tool"), p.arguments);
         (card.querySelector(".tool-status") as HTMLElement).textContent = "called";
         card.setAttribute("aria-busy", "false");
+        if (p.id) this.historyTools.set(p.id, card);
         body.append(card);
       }
     }
     if (m.stopReason === "error" || m.stopReason === "aborted") {
       body.append(h("div", { class: "status-note" }, m.stopReason === "aborted" ? "Stopped." : "Ended with an error."));
     }
-    this.el.append(el);
+    return el;
   }
 
   private markDirty(b: TextBlock): void {
@@ -288,6 +401,20 @@ function mdBlock(text: string): HTMLElement {
   const el = h("div", { class: "md" });
   el.innerHTML = renderMarkdown(text);
   return el;
+}
+
+function userMessage(text: string, note?: string): HTMLElement {
+  return h("div", { class: "msg user" }, note ? h("span", { class: "note" }, note) : undefined, h("p", {}, text));
+}
+
+/** A tool's result in its card: the output, and the status done / failed. */
+function setToolResult(card: HTMLElement, result: unknown, isError: boolean): void {
+  const out = card.querySelector(".tool-output") as HTMLElement;
+  out.hidden = false;
+  out.textContent = toolText(result);
+  (card.querySelector(".tool-status") as HTMLElement).textContent = isError ? "failed" : "done";
+  card.classList.toggle("failed", isError);
+  card.setAttribute("aria-busy", "false");
 }
 
 function toolCard(name: string, args: unknown): HTMLElement {

@@ -29,6 +29,8 @@ export interface SessionRow {
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
+  /** Estimated dollars of every run so far (0 when the models have no pricing). */
+  estimatedCostUsd?: number;
   updatedAt?: number;
   createdAt?: number;
   lastRun?: { runId: string; status?: string };
@@ -47,24 +49,34 @@ export interface ContentPart {
   arguments?: unknown;
 }
 
-/** A message of `chat.history` (user and assistant only). */
+/** A message of `chat.history`: user, assistant, or a tool's result (which fills its tool card). */
 export interface HistoryMessage {
-  role: "user" | "assistant";
+  role: "user" | "assistant" | "toolResult";
   content: string | ContentPart[];
   timestamp?: number;
   stopReason?: string;
+  toolCallId?: string;
+  toolName?: string;
+  isError?: boolean;
+  /** assistant: the tokens and estimated dollars of the model call that wrote it. */
+  usage?: RunUsage;
 }
 
-/** Token usage of one run, from the final `agent` answer (`result.meta.agentMeta.usage`). */
-export interface RunUsage {
-  input: number;
-  output: number;
-  cacheRead?: number;
-  cacheWrite?: number;
-  total?: number;
-  /** Dollars, when the gateway reports it (it does not yet: see the README). */
-  cost?: number;
+/** A page of `chat.history`: `cursor` (as `before`) fetches the page before it while `hasMore`. */
+export interface HistoryPage {
+  sessionKey: string;
+  messages: HistoryMessage[];
+  hasMore?: boolean;
+  cursor?: string;
 }
+
+/**
+ * Token usage and estimated dollars of one run (the final `agent` answer's `result.meta.agentMeta.usage`), or
+ * of one model call (a `usage` event): the gateway's RunUsage schema.
+ */
+export type { RunUsage } from "../../src/protocol/schema/agent.js";
+
+import type { RunUsage } from "../../src/protocol/schema/agent.js";
 
 /** The final `agent` answer (the second response on the request id). */
 export interface AgentFinal {

@@ -1,6 +1,15 @@
 /** `agent` (one run, answered twice: accepted, then final) and `agent.wait`. */
 import { type Static, Type } from "typebox";
 import { NonEmptyString, OpenObject, StringEnum, Timestamp } from "./common.js";
+import { QUEUE_MODES } from "./sessions.js";
+
+/** A message's own queue mode (the reference's `queueMode` on chat.send), over the session's for this message. */
+export const MessageQueueModeSchema = StringEnum(QUEUE_MODES, {
+  description:
+    "What this message does if the session's run is still active (steer: join it at its next tool boundary; " +
+    "followup: its own turn after it; collect: merged with other queued messages; interrupt: abort it). " +
+    "Absent: the session's queue mode.",
+});
 
 export const AgentParamsSchema = Type.Object(
   {
@@ -15,6 +24,7 @@ export const AgentParamsSchema = Type.Object(
     model: Type.Optional(Type.String({ description: '"provider/id" or a bare id.' })),
     provider: Type.Optional(Type.String()),
     thinking: Type.Optional(Type.String()),
+    queueMode: Type.Optional(MessageQueueModeSchema),
     timeout: Type.Optional(Type.Integer({ minimum: 0, description: "Run timeout in seconds; 0: the default." })),
     extraSystemPrompt: Type.Optional(Type.String()),
     label: Type.Optional(Type.String({ maxLength: 100 })),
@@ -55,6 +65,12 @@ export const RunUsageSchema = Type.Object({
   cacheRead: Type.Number(),
   cacheWrite: Type.Number(),
   total: Type.Number(),
+  costUsd: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description: "Estimated dollars of the run's model calls, from the models' pricing (0 when unpriced).",
+    }),
+  ),
 });
 export type RunUsage = Static<typeof RunUsageSchema>;
 

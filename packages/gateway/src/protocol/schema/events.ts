@@ -75,10 +75,13 @@ export const UsageDataSchema = Type.Object(
     cacheRead: Type.Number(),
     cacheWrite: Type.Number(),
     total: Type.Number(),
+    costUsd: Type.Optional(
+      Type.Number({ minimum: 0, description: "Estimated dollars of the call, from the model's pricing." }),
+    ),
     provider: Type.Optional(Type.String()),
     model: Type.Optional(Type.String()),
   },
-  { description: "`usage`: the tokens of one model call, sent when the call ends." },
+  { description: "`usage`: the tokens (and estimated cost) of one model call, sent when the call ends." },
 );
 export type UsageData = Static<typeof UsageDataSchema>;
 
@@ -130,7 +133,7 @@ export const ChatEventSchema = Type.Object(
     deltaText: Type.Optional(Type.String({ description: "v4: the text added since the previous chat delta." })),
     errorMessage: Type.Optional(Type.String()),
     errorKind: Type.Optional(StringEnum(["refusal", "timeout", "rate_limit", "context_length", "unknown"] as const)),
-    usage: Type.Optional(Type.Unknown()),
+    usage: Type.Optional(Type.Unknown({ description: "On `final`: the run's usage (RunUsage: tokens and costUsd)." })),
     stopReason: Type.Optional(Type.String()),
   },
   { description: "`chat`: deltas (throttled, cumulative text) then final, aborted or error." },

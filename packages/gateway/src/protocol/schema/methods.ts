@@ -92,7 +92,7 @@ export const METHOD_SPECS = {
     READ,
     ChatHistoryParamsSchema,
     ChatHistoryResultSchema,
-    "The session's user/assistant messages.",
+    "The session's user, assistant and tool-result messages, paged from the newest (`before`: an older page).",
   ),
   "chat.abort": spec(WRITE, ChatAbortParamsSchema, ChatAbortResultSchema, "Aborts the session's active run."),
   "sessions.list": spec(READ, SessionsListParamsSchema, SessionsListResultSchema, "The session index."),

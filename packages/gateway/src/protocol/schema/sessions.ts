@@ -27,6 +27,9 @@ export const SessionRowSchema = Type.Object(
     totalTokens: Type.Number({ description: "Tokens in the context after the last run (prompt + reply)." }),
     totalTokensFresh: Type.Optional(Type.Boolean()),
     contextTokens: Type.Optional(Type.Number({ description: "The model's context window." })),
+    estimatedCostUsd: Type.Optional(
+      Type.Number({ minimum: 0, description: "Estimated dollars of every run so far, from the models' pricing." }),
+    ),
     compactionCount: Type.Integer({ minimum: 0 }),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),

@@ -1,6 +1,6 @@
 /**
  * Stage "persist": the run's token usage — summed over its assistant messages — added to the session's counters
- * (input, output, total, and the context size after the last call) and written into the outcome's meta.
+ * (input, output, total, dollars, and the context size after the last call) and written into the outcome's meta.
  */
 import type { SessionEntry, SessionStore } from "../../store/session-store.js";
 import { lastAssistant, sumUsage } from "../reply-payloads.js";
@@ -19,6 +19,7 @@ export function persistRunUsage(
     output: ctx.usage.output,
     total: ctx.usage.totalTokens,
     context: last ? last.usage.input + last.usage.cacheRead + last.usage.output : session.contextTokens,
+    costUsd: ctx.usage.cost.total,
   });
   outcome.result.meta.agentMeta.usage = {
     input: ctx.usage.input,
@@ -26,5 +27,6 @@ export function persistRunUsage(
     cacheRead: ctx.usage.cacheRead,
     cacheWrite: ctx.usage.cacheWrite,
     total: ctx.usage.totalTokens,
+    costUsd: ctx.usage.cost.total,
   };
 }
