@@ -23,6 +23,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { hasPi16, importPi16, NODE22, pi16Label, TS_ARGS } from "./pi16.js";
+import { recordTarget } from "./summary.js";
 
 type Impl = "pi" | "tiller" | "pi16";
 type Scenario = "paced" | "unpaced" | "turns" | "faux-turns";
@@ -395,6 +396,10 @@ function row(scenario: Scenario, n: number, prefill: number, ref: CaseResult, ti
   return `| ${scenario} | ${fmt(n)} | ${fmt(prefill)} | ${cell(ref)} | ${cell(ti)} | ${ratios} | ${rss} |`;
 }
 
+/** The wall times behind a figure: least–most over the runs of its process. */
+const spread = (r: CaseResult) =>
+  r.wallRuns && r.wallRuns.length > 1 ? `${fmt(r.wallRuns[0] ?? 0, 1)}-${fmt(r.wallRuns.at(-1) ?? 0, 1)} ms` : "1 run";
+
 /** Last-100 over first-100 turn cost (wall, median over runs): 1 when a turn costs the same however long the transcript is. */
 const flatness = (r: CaseResult) => (r.lastUs ?? 0) / (r.firstUs || 1);
 
@@ -453,6 +458,24 @@ function main(): void {
   console.log(
     `paced 200k, tiller/pi 0.73: wall ${fmt(pacedWall, 2)}x, CPU ${fmt(pacedCpu, 2)}x (target >= 2x): ${pass(pacedWall >= 2)}`,
   );
+  const pi073 = "pi 0.73.1";
+  recordTarget({
+    bench: "agent-loop",
+    row: "paced 200k deltas, throughput",
+    vs: pi073,
+    ratio: pacedWall,
+    target: 2,
+    note: `CPU ${fmt(pacedCpu, 2)}x`,
+  });
+  recordTarget({
+    bench: "agent-loop",
+    row: "paced 200k deltas, peak RSS tiller/pi",
+    vs: pi073,
+    ratio: tPaced.peakRssMb / pPaced.peakRssMb,
+    target: 1,
+    kind: "max",
+    note: `${fmt(tPaced.peakRssMb)} / ${fmt(pPaced.peakRssMb)} MB`,
+  });
   console.log(
     `peak RSS paced 200k: pi ${fmt(pPaced.peakRssMb)} MB, tiller ${fmt(tPaced.peakRssMb)} MB, tiller/pi ${fmt(tPaced.peakRssMb / pPaced.peakRssMb, 2)} (target <= 1): ${pass(tPaced.peakRssMb <= pPaced.peakRssMb)}`,
   );
@@ -467,6 +490,15 @@ function main(): void {
     for (const n of [500, 5000]) {
       const t = get("tiller", scenario, n);
       const p = get("pi", scenario, n);
+      recordTarget({
+        bench: "agent-loop",
+        row: `${scenario} ${fmt(n)}: last/first 100 turn cost`,
+        vs: "",
+        ratio: flatness(t),
+        target: 1.2,
+        kind: "max",
+        note: `${fmt(t.firstUs ?? 0, 1)} -> ${fmt(t.lastUs ?? 0, 1)} µs/turn; pi 0.73 ${fmt(flatness(p), 2)}`,
+      });
       console.log(
         `${scenario} ${fmt(n)}: last/first 100 turn cost tiller ${fmt(flatness(t), 2)} (target <= 1.2): ${pass(flatness(t) <= 1.2)}; pi 0.73 ${fmt(flatness(p), 2)}`,
       );
@@ -499,7 +531,8 @@ function comparePi16(): void {
   for (const [scenario, n] of cases) {
     const piRuns: CaseResult[] = [];
     const tiRuns: CaseResult[] = [];
-    const reps = scenario === "paced" ? Math.max(REPS, 3) : REPS;
+    // The paced row carries the closest target: 5 processes each, interleaved.
+    const reps = scenario === "paced" ? Math.max(REPS, 5) : REPS;
     for (let i = 0; i < reps; i++) {
       piRuns.push(child("pi16", scenario, n, 0, NODE22));
       tiRuns.push(child("tiller", scenario, n, 0, NODE22));
@@ -513,6 +546,14 @@ function comparePi16(): void {
     const flat = isTurns(scenario)
       ? `; last/first 100 tiller ${fmt(flatness(ti), 2)}, pi-1.6 ${fmt(flatness(pi), 2)}`
       : `; peak RSS tiller/pi-1.6 ${fmt(ti.peakRssMb / pi.peakRssMb, 2)}`;
+    recordTarget({
+      bench: "agent-loop",
+      row: isTurns(scenario) ? `${scenario} ${fmt(n)}, time per turn` : `${scenario} ${fmt(n)} deltas, throughput`,
+      vs: label,
+      ratio: lead,
+      target: 1.5,
+      note: `CPU ${fmt(cpuLead, 2)}x; tiller wall spread ${spread(ti)}${flat}`,
+    });
     summary.push(
       `${what}: tiller/pi-1.6 wall ${fmt(lead, 2)}x, CPU ${fmt(cpuLead, 2)}x (target >= 1.5x): ${lead >= 1.5 ? "ok" : "MISSED"}${flat}`,
     );
