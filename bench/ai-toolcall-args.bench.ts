@@ -7,7 +7,7 @@
  * small sizes under a time cap and its larger sizes are extrapolated.
  * With bench/reference installed, the file runs again as a child of its Node 22 binary (`--pi16`), Tiller against
  * pi 1.6.0 (`@earendil-works/pi-ai`, which parses arguments incrementally too) at 100 KB and 1 MB, interleaved,
- * least wall and CPU time of BENCH_PI16_RUNS runs each (default 7; three times as many at 100 KB), with the wall
+ * least wall and CPU time of BENCH_PI16_RUNS runs each (default 11; three times as many at 100 KB), with the wall
  * spread, and prints the Tiller/pi-1.6 ratios.
  */
 import { spawnSync } from "node:child_process";
@@ -139,7 +139,7 @@ const PI16_SIZES = [100_000, 1_000_000];
  * Runs per size in the --pi16 child (interleaved); wall and CPU time each the least over them (a loaded host only
  * ever adds time). The 100 KB call takes about 10 ms, much of it the request round trip: it gets more runs.
  */
-const PI16_RUNS = Number(process.env.BENCH_PI16_RUNS ?? 7);
+const PI16_RUNS = Number(process.env.BENCH_PI16_RUNS ?? 11);
 const runsAt = (size: number) => (size <= 100_000 ? PI16_RUNS * 3 : PI16_RUNS);
 
 interface Pi16Row {
