@@ -11,8 +11,10 @@
  * then measures.
  * Each figure is the best of 7 runs on fresh agents in one process (AGENT_BENCH_INNER; the first runs of a fresh
  * process still grow its young generation, about 100 ns per delta for either implementation), up to 21 for the
- * turns cases (AGENT_BENCH_TURN_INNER); pi 0.73's unpaced 200k and faux 5,000 turns run once. Median over
- * AGENT_BENCH_REPS processes (default 1; at least 3 for the paced 200k rows, which carry targets). The first/last
+ * turns cases (AGENT_BENCH_TURN_INNER); pi 0.73's unpaced 200k and faux 5,000 turns run once. Wall and CPU time
+ * are each their own least over the runs (the spread of the wall times goes to the target table). Median over
+ * AGENT_BENCH_REPS processes (default 1; at least 3 for the paced 200k rows against pi 0.73 and 5 for the paced row
+ * against pi 1.6, which carry targets). The first/last
  * 100-turn window costs of a turns case are wall time, the least over its runs (in a 1-ms window one GC pause
  * decides a single run); turns cases warm up on at least 2,000 turns. The full GC before the RSS baseline runs
  * once per case, before the warm-up, not before each measured run.
