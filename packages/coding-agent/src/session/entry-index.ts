@@ -22,9 +22,11 @@ export class EntryIndex {
   /** Indexes `e`, the entry after the ones added before. A bound function, usable as a callback. */
   readonly add = (e: SessionEntry): void => {
     const byId = this.byId;
-    if (this.chained && (e.parentId !== this.lastId || byId.has(e.id))) this.chained = false;
-    this.lastId = e.id;
+    const before = byId.size;
     byId.set(e.id, e);
+    // A repeated id replaced an entry (the map did not grow): the list is no longer the path.
+    if (this.chained && (e.parentId !== this.lastId || byId.size === before)) this.chained = false;
+    this.lastId = e.id;
     if (e.type === "label") {
       if (e.label) {
         this.labels.set(e.targetId, e.label);
