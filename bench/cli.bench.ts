@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockOpenAI } from "../packages/coding-agent/test/cli-helpers/mock-openai.js";
 import { hasPi16, NODE22, PI16_CLI, pi16Label } from "./pi16.js";
+import { recordTarget } from "./summary.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = Number(process.env.CLI_BENCH_RUNS ?? 10);
@@ -195,6 +196,14 @@ try {
       { name: 'pi-1.6 -p "hi" (22)', args: [PI16_CLI, "-p", "hi"], check: expectHello, node: NODE22 },
     ])) as [Row, Row];
     const lead = p22.ms / t22.ms;
+    recordTarget({
+      bench: "cli",
+      row: '-p "hi" (median of runs)',
+      vs: pi16Label(),
+      ratio: lead,
+      target: 1.5,
+      note: `${t22.ms.toFixed(0)} ms (${t22.min.toFixed(0)}-${t22.max.toFixed(0)}) vs ${p22.ms.toFixed(0)} ms (${p22.min.toFixed(0)}-${p22.max.toFixed(0)}), ${RUNS} runs`,
+    });
     console.log(
       `-p "hi" on Node 22: tiller ${cell(t22)}, ${pi16Label()} ${cell(p22)}: tiller/pi-1.6 ${lead.toFixed(2)}x (target >= 1.5x): ${lead >= 1.5 ? "ok" : "MISSED"}; peak RSS tiller/pi-1.6 ${t22.rss && p22.rss ? (t22.rss / p22.rss).toFixed(2) : "?"}`,
     );

@@ -4,7 +4,8 @@
 // First installs bench/reference (pi 1.6.0 and the Node 22 binary it needs; its own lock, outside the workspace)
 // when it is missing; without it (no registry) the benchmarks skip their pi 1.6 rows.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -20,15 +21,42 @@ if (files.length > 0 && !existsSync(join(reference, "node_modules", "node", "bin
   const res = spawnSync(npm, ["ci", "--prefix", reference, "--no-audit", "--no-fund"], { stdio: "inherit", cwd: root });
   if (res.status !== 0) console.log("bench/reference could not be installed: the pi 1.6 rows will be skipped");
 }
+// Each bench appends its target rows (bench/summary.ts) to this file; they are printed as one table at the end.
+const summaryDir = mkdtempSync(join(tmpdir(), "tiller-bench-summary-"));
+const summary = join(summaryDir, "targets.jsonl");
 let failures = 0;
 for (const file of files) {
   console.log(`\n=== ${file} ===`);
   const res = spawnSync(
     process.execPath,
     ["--conditions=tiller-source", "--expose-gc", "--import", "tsx", join(root, "bench", file)],
-    { stdio: "inherit", cwd: root },
+    { stdio: "inherit", cwd: root, env: { ...process.env, TILLER_BENCH_SUMMARY: summary } },
   );
   if (res.status !== 0) failures++;
 }
 if (files.length === 0) console.log("no benchmarks match");
+printSummary();
+rmSync(summaryDir, { recursive: true, force: true });
+
+function printSummary() {
+  if (!existsSync(summary)) return;
+  const rows = readFileSync(summary, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  if (rows.length === 0) return;
+  const load = loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
+  console.log(`\n=== targets (issue 13); load average now ${load} on ${cpus().length} cores ===`);
+  console.log("| bench | row | vs | ratio | target | result | note |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- |");
+  for (const r of rows) {
+    const min = (r.kind ?? "min") === "min";
+    const pass = min ? r.ratio >= r.target : r.ratio <= r.target;
+    console.log(
+      `| ${r.bench} | ${r.row} | ${r.vs || "-"} | ${r.ratio.toFixed(2)}${min ? "x" : ""} | ${min ? ">=" : "<="} ${r.target} | ${pass ? "PASS" : "MISS"} | ${r.note ?? ""} |`,
+    );
+  }
+}
 process.exit(failures > 0 ? 1 : 0);

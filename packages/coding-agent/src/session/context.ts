@@ -2,8 +2,7 @@
  * Resolving what the model sees from a session tree: walk from the leaf to the root, then replay the path,
  * replacing everything before the latest compaction's `firstKeptEntryId` by its summary.
  */
-import type { AgentMessage } from "@tiller/agent";
-import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "./messages.js";
+import { contextOfPath } from "./path-context.js";
 import type { CompactionEntry, SessionContext, SessionEntry, SessionTreeNode } from "./types.js";
 
 /** Entries from the root to `leafId` (inclusive), oldest first. A dangling parent ends the walk. */
@@ -16,19 +15,6 @@ export function pathToRoot(byId: ReadonlyMap<string, SessionEntry>, leafId: stri
     current = current.parentId === null ? undefined : byId.get(current.parentId);
   }
   return path.reverse();
-}
-
-function entryMessage(entry: SessionEntry): AgentMessage | undefined {
-  switch (entry.type) {
-    case "message":
-      return entry.message;
-    case "custom_message":
-      return createCustomMessage(entry.customType, entry.content, entry.display, entry.details, entry.timestamp);
-    case "branch_summary":
-      return entry.summary ? createBranchSummaryMessage(entry.summary, entry.fromId, entry.timestamp) : undefined;
-    default:
-      return undefined;
-  }
 }
 
 /**
@@ -50,39 +36,7 @@ export function buildSessionContext(
   }
   const leaf = (leafId !== undefined ? index.get(leafId)?.id : undefined) ?? entries[entries.length - 1]?.id;
   if (leaf === undefined) return { messages: [], thinkingLevel: "off", model: null };
-  const path = pathToRoot(index, leaf);
-
-  let thinkingLevel = "off";
-  let model: SessionContext["model"] = null;
-  let compactionAt = -1;
-  for (let i = 0; i < path.length; i++) {
-    const e = path[i] as SessionEntry;
-    if (e.type === "thinking_level_change") thinkingLevel = e.thinkingLevel;
-    else if (e.type === "model_change") model = { provider: e.provider, modelId: e.modelId };
-    else if (e.type === "message" && e.message.role === "assistant")
-      model = { provider: e.message.provider, modelId: e.message.model };
-    else if (e.type === "compaction") compactionAt = i;
-  }
-
-  const messages: AgentMessage[] = [];
-  let start = 0;
-  if (compactionAt >= 0) {
-    const c = path[compactionAt] as CompactionEntry;
-    messages.push(createCompactionSummaryMessage(c.summary, c.tokensBefore, c.timestamp));
-    const kept = path.findIndex((e, i) => i < compactionAt && e.id === c.firstKeptEntryId);
-    if (kept >= 0) {
-      for (let i = kept; i < compactionAt; i++) {
-        const m = entryMessage(path[i] as SessionEntry);
-        if (m) messages.push(m);
-      }
-    }
-    start = compactionAt + 1;
-  }
-  for (let i = start; i < path.length; i++) {
-    const m = entryMessage(path[i] as SessionEntry);
-    if (m) messages.push(m);
-  }
-  return { messages, thinkingLevel, model };
+  return contextOfPath(pathToRoot(index, leaf));
 }
 
 /** The latest compaction entry on a path, or null (pi's contract). */

@@ -16,11 +16,13 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { AgentMessage } from "@tiller/agent";
 import type { ImageContent, TextContent } from "@tiller/ai";
 import { getTillerHome } from "../home.js";
-import { buildSessionContext, buildTree, pathToRoot } from "./context.js";
+import { buildTree } from "./context.js";
+import { EntryIndex } from "./entry-index.js";
 import { newEntryId } from "./ids.js";
 import { type ListOptions, listAllSessions, listSessions } from "./list.js";
 import { asLocation, fileNameFor, newSessionHeader, type SessionLocationOptions, sessionDirFor } from "./location.js";
 import { migrate } from "./migrate.js";
+import { contextOfPath } from "./path-context.js";
 import { forgetSessionFile, type ParsedSessionFile, readSessionFile, rememberSessionFile } from "./reader.js";
 import {
   CURRENT_SESSION_VERSION,
@@ -52,10 +54,8 @@ type EntryInput = SessionEntry extends infer E
 export class SessionManager {
   private header: SessionHeader;
   private entries: SessionEntry[] = [];
-  private byId = new Map<string, SessionEntry>();
-  private labels = new Map<string, string>();
-  /** Timestamp of the label entry that set each current label (pi's `labelTimestamp`). */
-  private labelTimestamps = new Map<string, string>();
+  /** By id, labels, and whether the entries are one chain (built while the file is read). */
+  private index = new EntryIndex();
   /** Entries of a branched session held back until its file is first written (see `createBranchedSession`). */
   private unwritten: SessionEntry[] = [];
   private leafId: string | null = null;
@@ -88,7 +88,8 @@ export class SessionManager {
   static open(path: string, options: string | OpenSessionOptions = {}): SessionManager {
     const opts: OpenSessionOptions = typeof options === "string" ? { sessionDir: options } : options;
     const file = resolve(path);
-    const parsed = readSessionFile(file);
+    const index = new EntryIndex();
+    const parsed = readSessionFile(file, index.add);
     const cwd = opts.cwdOverride ?? parsed.header.cwd ?? process.cwd();
     const sm = new SessionManager(
       cwd,
@@ -98,7 +99,7 @@ export class SessionManager {
     );
     if (!sm.readOnly) sm.writer = acquireSessionWriter(file);
     try {
-      sm.load(file, parsed);
+      sm.load(file, parsed, index);
     } catch (err) {
       sm.close();
       throw err;
@@ -165,13 +166,14 @@ export class SessionManager {
    */
   setSessionFile(path: string): void {
     const file = resolve(path);
-    const parsed = existsSync(file) ? readSessionFile(file) : undefined;
+    const index = new EntryIndex();
+    const parsed = existsSync(file) ? readSessionFile(file, index.add) : undefined;
     // Taken before this manager lets its current file go, so switching to the file it holds keeps the lock.
     const writer = this.readOnly || !this.sessionDir ? undefined : acquireSessionWriter(file);
     this.closeFile();
     this.writer = writer;
     this.unwritten = [];
-    if (parsed) this.load(file, parsed);
+    if (parsed) this.load(file, parsed, index);
     else {
       this.file = file;
       this.header = newSessionHeader(this.cwd);
@@ -249,10 +251,10 @@ export class SessionManager {
     return this.leafId;
   }
   getLeafEntry(): SessionEntry | undefined {
-    return this.leafId === null ? undefined : this.byId.get(this.leafId);
+    return this.leafId === null ? undefined : this.index.byId.get(this.leafId);
   }
   getEntry(id: string): SessionEntry | undefined {
-    return this.byId.get(id);
+    return this.index.byId.get(id);
   }
   /** Number of entries (all branches), without copying them. */
   getEntryCount(): number {
@@ -266,7 +268,7 @@ export class SessionManager {
     return this.entries.filter((e) => e.parentId === parentId);
   }
   getLabel(id: string): string | undefined {
-    return this.labels.get(id);
+    return this.index.labels.get(id);
   }
   getSessionName(): string | undefined {
     for (let i = this.entries.length - 1; i >= 0; i--) {
@@ -277,22 +279,23 @@ export class SessionManager {
   }
   /** Entries from the root to `fromId` (default: the leaf), oldest first. */
   getBranch(fromId: string | null = this.leafId): SessionEntry[] {
-    return pathToRoot(this.byId, fromId);
+    return this.index.pathTo(this.entries, fromId);
   }
   /** What the model sees at the current leaf. */
   buildSessionContext(): SessionContext {
-    return buildSessionContext(this.entries, this.leafId, this.byId);
+    if (this.leafId === null) return { messages: [], thinkingLevel: "off", model: null };
+    return contextOfPath(this.index.pathView(this.entries, this.leafId));
   }
   /** The tree of entries (roots first; orphans become roots). */
   getTree(): SessionTreeNode[] {
-    return buildTree(this.entries, this.labels, this.labelTimestamps);
+    return buildTree(this.entries, this.index.labels, this.index.labelTimestamps);
   }
 
   // ---- tree navigation ----
 
   /** Moves the leaf to `entryId`: the next append starts a new branch there. */
   branch(entryId: string): void {
-    if (!this.byId.has(entryId)) throw new Error(`Entry ${entryId} not found`);
+    if (!this.index.byId.has(entryId)) throw new Error(`Entry ${entryId} not found`);
     this.leafId = entryId;
   }
   /** Moves the leaf before the first entry: the next append is a new root. */
@@ -301,7 +304,7 @@ export class SessionManager {
   }
   /** `branch(fromId)` plus a `branch_summary` entry describing the abandoned path. */
   branchWithSummary(fromId: string | null, summary: string, details?: unknown, fromHook?: boolean): string {
-    if (fromId !== null && !this.byId.has(fromId)) throw new Error(`Entry ${fromId} not found`);
+    if (fromId !== null && !this.index.byId.has(fromId)) throw new Error(`Entry ${fromId} not found`);
     if (fromId === null) this.resetLeaf();
     else this.branch(fromId);
     return this.append({
@@ -326,11 +329,11 @@ export class SessionManager {
     const onPath = new Set(path.map((e) => e.id));
     const labels: SessionEntry[] = [];
     let parentId = (path[path.length - 1] as SessionEntry).id;
-    for (const [targetId, label] of this.labels) {
+    for (const [targetId, label] of this.index.labels) {
       if (!onPath.has(targetId)) continue;
       const id = newEntryId(onPath);
       onPath.add(id);
-      const timestamp = this.labelTimestamps.get(targetId) ?? new Date().toISOString();
+      const timestamp = this.index.labelTimestamps.get(targetId) ?? new Date().toISOString();
       labels.push({ type: "label", id, parentId, timestamp, targetId, label });
       parentId = id;
     }
@@ -391,7 +394,7 @@ export class SessionManager {
   }
   /** Sets (or, with undefined/empty, clears) the label of `targetId`. */
   appendLabelChange(targetId: string, label: string | undefined): string {
-    if (!this.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
+    if (!this.index.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
     return this.append({ type: "label", targetId, label: label || undefined });
   }
 
@@ -400,12 +403,12 @@ export class SessionManager {
     if (this.readOnly) throw new Error(`session ${this.header.id} was opened read-only`);
     const entry = {
       ...input,
-      id: newEntryId(this.byId),
+      id: newEntryId(this.index.byId),
       parentId: this.leafId,
       timestamp: new Date().toISOString(),
     } as SessionEntry;
     this.write(`${JSON.stringify(entry)}\n`);
-    this.index(entry);
+    this.index.add(entry);
     this.entries.push(entry);
     this.leafId = entry.id;
     return entry.id;
@@ -413,8 +416,11 @@ export class SessionManager {
 
   // ---- internals ----
 
-  /** Makes a parsed file this manager's session, migrated (and rewritten when this manager alone writes it). */
-  private load(file: string, parsed: ParsedSessionFile): void {
+  /**
+   * Makes a parsed file this manager's session, migrated (and rewritten when this manager alone writes it).
+   * `index` holds the file's entries, added while they were read.
+   */
+  private load(file: string, parsed: ParsedSessionFile, index: EntryIndex): void {
     this.file = file;
     this.header = parsed.header;
     this.entries = parsed.entries;
@@ -424,8 +430,10 @@ export class SessionManager {
         this.warn(`${file}: session format v${parsed.header.version ?? 1} read as v3 (not rewritten: read-only)`);
       // A writer shared with another manager of this process: the file was opened (and migrated) before.
       else if (this.writer?.holders === 1) this.rewriteFile();
+      index.rebuild(this.entries); // ids and parents may have changed
     }
-    this.reindex();
+    this.index = index;
+    this.leafId = this.entries[this.entries.length - 1]?.id ?? null;
   }
 
   private write(line: string): void {
@@ -446,7 +454,7 @@ export class SessionManager {
     const lines: string[] = [];
     for (const e of entries) {
       lines.push(JSON.stringify(e));
-      this.index(e);
+      this.index.add(e);
       this.entries.push(e);
     }
     if (writeNow) this.write(`${lines.join("\n")}\n`);
@@ -455,25 +463,8 @@ export class SessionManager {
   }
 
   private reindex(): void {
-    this.byId.clear();
-    this.labels.clear();
-    this.labelTimestamps.clear();
-    this.leafId = null;
-    for (const e of this.entries) this.index(e);
+    this.index.rebuild(this.entries);
     this.leafId = this.entries[this.entries.length - 1]?.id ?? null;
-  }
-
-  private index(e: SessionEntry): void {
-    this.byId.set(e.id, e);
-    if (e.type === "label") {
-      if (e.label) {
-        this.labels.set(e.targetId, e.label);
-        this.labelTimestamps.set(e.targetId, e.timestamp);
-      } else {
-        this.labels.delete(e.targetId);
-        this.labelTimestamps.delete(e.targetId);
-      }
-    }
   }
 
   /** Writes header and entries to a temp file and renames it over the session (used after a migration). */

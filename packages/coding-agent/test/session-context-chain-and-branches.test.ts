@@ -1,0 +1,105 @@
+/**
+ * A SessionManager indexes entries while the file is read and takes the entry list itself as the path when the
+ * entries are one unbranched chain. Whatever the shape of the file (a chain, a branch made later, a reopened
+ * branched file, a corrupt file that repeats an id or skips a parent), its context and branch must be what the
+ * general tree walk (`buildSessionContext` over the entries, `pathToRoot` by id) gives.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildSessionContext, pathToRoot, type SessionEntry, SessionManager } from "../src/index.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "tiller-context-paths-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function byIdOf(entries: readonly SessionEntry[]): Map<string, SessionEntry> {
+  const m = new Map<string, SessionEntry>();
+  for (const e of entries) m.set(e.id, e);
+  return m;
+}
+
+/** The manager's context and branch against the tree walk over its own entries. */
+function expectSameAsTreeWalk(sm: SessionManager): void {
+  const entries = sm.getEntries();
+  const byId = byIdOf(entries);
+  expect(sm.buildSessionContext()).toEqual(buildSessionContext(entries, sm.getLeafId(), byId));
+  expect(sm.getBranch()).toEqual(pathToRoot(byId, sm.getLeafId()));
+}
+
+const texts = (sm: SessionManager) =>
+  sm.buildSessionContext().messages.map((m) => ("content" in m && typeof m.content === "string" ? m.content : "?"));
+
+describe("session context along a chain and along branches", () => {
+  it("a chain, then a branch from the middle, then reopened: each context is the tree walk's", () => {
+    const sm = SessionManager.create("/p", dir);
+    for (let i = 1; i <= 5; i++) sm.appendMessage({ role: "user", content: `m${i}`, timestamp: i });
+    expect(texts(sm)).toEqual(["m1", "m2", "m3", "m4", "m5"]);
+    expectSameAsTreeWalk(sm);
+    const third = sm.getBranch()[2] as SessionEntry;
+
+    sm.branch(third.id);
+    sm.appendMessage({ role: "user", content: "b1", timestamp: 6 });
+    expect(texts(sm)).toEqual(["m1", "m2", "m3", "b1"]);
+    expectSameAsTreeWalk(sm);
+    const file = sm.getSessionFile() as string;
+    sm.close();
+
+    const re = SessionManager.open(file, { readOnly: true });
+    expect(texts(re)).toEqual(["m1", "m2", "m3", "b1"]);
+    expectSameAsTreeWalk(re);
+    // The leaf of a reopened file is its last entry; moving it back to the old branch's tip works too.
+    re.branch((re.getEntries()[4] as SessionEntry).id);
+    expect(texts(re)).toEqual(["m1", "m2", "m3", "m4", "m5"]);
+    expectSameAsTreeWalk(re);
+    expect(re.getBranch().map((e) => e.id)).toEqual(
+      re
+        .getEntries()
+        .slice(0, 5)
+        .map((e) => e.id),
+    );
+  });
+
+  it("a file that repeats an id or names a missing parent gets the tree walk's context, not the whole list", () => {
+    const header = { type: "session", version: 3, id: "s-1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" };
+    const msg = (id: string, parentId: string | null, content: string) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "user", content, timestamp: 1 },
+    });
+    const cases: Record<string, unknown[]> = {
+      "repeated id": [msg("a", null, "one"), msg("b", "a", "two"), msg("a", "b", "three")],
+      "missing parent": [msg("a", null, "one"), msg("b", "zz", "two"), msg("c", "b", "three")],
+      "second root": [msg("a", null, "one"), msg("b", null, "two"), msg("c", "b", "three")],
+    };
+    for (const [name, lines] of Object.entries(cases)) {
+      const file = join(dir, `${name.replace(" ", "-")}.jsonl`);
+      writeFileSync(file, `${[header, ...lines].map((l) => JSON.stringify(l)).join("\n")}\n`);
+      const sm = SessionManager.open(file, { readOnly: true });
+      expectSameAsTreeWalk(sm);
+      // The whole list would be one, two, three: none of these files is a chain.
+      expect(texts(sm), name).not.toEqual(["one", "two", "three"]);
+    }
+  });
+
+  it("appending after reopening a chain keeps it a chain; after branch() it is walked", () => {
+    const sm = SessionManager.create("/p", dir);
+    for (let i = 1; i <= 3; i++) sm.appendMessage({ role: "user", content: `m${i}`, timestamp: i });
+    const file = sm.getSessionFile() as string;
+    sm.close();
+    const re = SessionManager.open(file);
+    re.appendMessage({ role: "user", content: "m4", timestamp: 4 });
+    expect(texts(re)).toEqual(["m1", "m2", "m3", "m4"]);
+    expectSameAsTreeWalk(re);
+    re.resetLeaf();
+    re.appendMessage({ role: "user", content: "root2", timestamp: 5 });
+    expect(texts(re)).toEqual(["root2"]);
+    expectSameAsTreeWalk(re);
+    re.close();
+  });
+});
