@@ -85,7 +85,7 @@ describe("ExtensionRunner: pi's members", () => {
     }) => r.getRegisteredCommands().map((c) => [c.name, c.invocationName, c.description, c.sourceInfo.path]);
     expect(commands(ours)).toEqual(commands(theirs));
     expect(commands(ours)).toEqual([["greet", "greet", "says hi", join(agentDir, "extensions", "b.ts")]]);
-    await ours.getCommand("greet")?.handler("world", ours.createContext());
+    await ours.getCommand("greet")?.handler("world", ours.createCommandContext());
     expect((globalThis as { __greeted?: string }).__greeted).toBe("world");
     expect(ours.getCommand("nope")).toBe(theirs.getCommand("nope"));
     expect(ours.hasUI()).toBe(theirs.hasUI());

@@ -22,6 +22,46 @@ type PublicOf<C> = { [K in keyof C]: C[K] };
 /** pi's public surface without its `_`-prefixed members (public in TypeScript, internal by pi's convention). */
 type PiApiOf<C> = { [K in keyof C as K extends `_${string}` ? never : K]: C[K] };
 
+/** pi's UI context members that hand out terminal-UI components (pi's Theme class, TUI components): Tiller's TUI has its own. */
+type PiTuiUiMembers =
+  | "theme"
+  | "custom"
+  | "setFooter"
+  | "setHeader"
+  | "setEditorComponent"
+  | "getEditorComponent"
+  | "addAutocompleteProvider"
+  | "getTheme"
+  | "setTheme"
+  | "setWidget";
+type PiUiPart = Omit<Pi.ExtensionUIContext, PiTuiUiMembers> & {
+  setWidget(key: string, content: string[] | undefined, options?: Pi.ExtensionWidgetOptions): void;
+};
+/**
+ * pi's extension context as Tiller provides it: every member; `ui` without the terminal-UI members, and
+ * `modelRegistry` Tiller's (pi's class is nominal through private members; its public members are Tiller's).
+ */
+type PiContextPart = Omit<Pi.ExtensionContext, "ui" | "modelRegistry"> & {
+  ui: PiUiPart;
+  modelRegistry: Omit<PublicOf<Pi.ModelRegistry>, "authStorage">;
+};
+/** A pi tool definition whose `execute` reads only the context members Tiller provides (`PiContextPart`). */
+/** pi's command context as Tiller provides it: the context part, and the session controls but `withSession`'s argument (Tiller's command context). */
+type PiCommandContextPart = PiContextPart & Pick<Pi.ExtensionCommandContext, "waitForIdle" | "navigateTree" | "reload">;
+type WithContext<D extends { execute: (...a: never[]) => unknown }, C> = Omit<D, "execute"> & {
+  execute(
+    ...args: Parameters<D["execute"]> extends [...infer H, unknown] ? [...H, C] : never
+  ): ReturnType<D["execute"]>;
+};
+
+type PiRegisteredToolPart = Omit<Pi.RegisteredTool, "definition"> & {
+  definition: WithContext<Pi.ToolDefinition, PiContextPart>;
+};
+type PiUserBashHandlerPart = (
+  event: Pi.UserBashEvent,
+  ctx: PiContextPart,
+) => ReturnType<Pi.ExtensionHandler<Pi.UserBashEvent, Pi.UserBashEventResult>>;
+
 export const input = {
   AgentSessionEvent: (x: Pi.AgentSessionEvent): T.AgentSessionEvent => x,
   ParsedSkillBlock: (x: Pi.ParsedSkillBlock): T.ParsedSkillBlock => x,
@@ -122,6 +162,16 @@ export const input = {
   LsOperations: (x: Pi.LsOperations): T.LsOperations => x,
   LsToolOptions: (x: Pi.LsToolOptions): T.LsToolOptions => x,
   ToolsOptions: (x: Pi.ToolsOptions): T.ToolsOptions => x,
+  // A pi tool's execute gets Tiller's context: every pi member (see PiContextPart).
+  ToolDefinition: (x: WithContext<Pi.ToolDefinition, PiContextPart>): T.ToolDefinition => x,
+  RegisteredTool: (x: PiRegisteredToolPart): T.RegisteredTool => x,
+  ExtensionHandler: (x: PiUserBashHandlerPart): T.ExtensionHandler<T.UserBashEvent, T.UserBashEventResult> => x,
+  ExtensionUIDialogOptions: (x: Pi.ExtensionUIDialogOptions): T.ExtensionUIDialogOptions => x,
+  ExtensionWidgetOptions: (x: Pi.ExtensionWidgetOptions): T.ExtensionWidgetOptions => x,
+  WidgetPlacement: (x: Pi.WidgetPlacement): T.WidgetPlacement => x,
+  CompactOptions: (x: Pi.CompactOptions): T.CompactOptions => x,
+  UserBashEventResult: (x: Pi.UserBashEventResult): T.UserBashEventResult => x,
+  BeforeProviderRequestEventResult: (x: Pi.BeforeProviderRequestEventResult): T.BeforeProviderRequestEventResult => x,
   ModelInfo: (x: Pi.ModelInfo): T.ModelInfo => x,
   PrintModeOptions: (x: Pi.PrintModeOptions): T.PrintModeOptions => x,
   RpcClientOptions: (x: Pi.RpcClientOptions): T.RpcClientOptions => x,
@@ -150,6 +200,15 @@ export const output = {
   Skill: (x: T.Skill): Pi.Skill => x,
   FindToolDetails: (x: T.FindToolDetails): Pi.FindToolDetails => x,
   GrepToolDetails: (x: T.GrepToolDetails): Pi.GrepToolDetails => x,
+  ExtensionContext: (x: T.ExtensionContext): PiContextPart => x,
+  ExtensionCommandContext: (x: T.ExtensionCommandContext): PiCommandContextPart => x,
+  ExtensionUIContext: (x: T.ExtensionUIContext): PiUiPart => x,
+  SessionBeforeCompactEvent: (x: T.SessionBeforeCompactEvent): Pi.SessionBeforeCompactEvent => x,
+  SessionCompactEvent: (x: T.SessionCompactEvent): Pi.SessionCompactEvent => x,
+  SessionBeforeForkEvent: (x: T.SessionBeforeForkEvent): Pi.SessionBeforeForkEvent => x,
+  SessionBeforeSwitchEvent: (x: T.SessionBeforeSwitchEvent): Pi.SessionBeforeSwitchEvent => x,
+  UserBashEvent: (x: T.UserBashEvent): Pi.UserBashEvent => x,
+  BeforeProviderRequestEvent: (x: T.BeforeProviderRequestEvent): Pi.BeforeProviderRequestEvent => x,
 };
 
 /** Classes: a Tiller instance offers every public member of pi's with a compatible type. */

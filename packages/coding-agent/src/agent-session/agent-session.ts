@@ -4,7 +4,7 @@
  * larger behaviour lives in its own file.
  */
 
-import type { AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
+import type { Agent, AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
 import { getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
 import type { PromptTemplate } from "../context/prompt-templates.js";
 import { ExtensionRunner } from "../extensions/runner.js";
@@ -29,7 +29,7 @@ export type { BashResult } from "./user-bash.js";
 export class AgentSession extends AgentSessionCore {
   private scoped: ScopedModel[] = [];
   private readonly loader: ResourceLoader | undefined;
-  private readonly runner: ExtensionRunner;
+  private runner: ExtensionRunner;
   private readonly registry: SessionToolRegistry;
   private readonly systemPromptFor: ((tools: readonly AgentTool[]) => string) | undefined;
   private bashAbort: AbortController | undefined;
@@ -43,6 +43,7 @@ export class AgentSession extends AgentSessionCore {
     this.registry = config.toolRegistry ?? new SessionToolRegistry();
     this.registry.addMissing(this.agent.state.tools);
     this.systemPromptFor = config.systemPromptFor;
+    if (config.resourceLoader) this.useExtensionHooks(this.runner);
   }
 
   /** As the core's `prompt`; user commands that finished during the last run join the transcript first. */
@@ -193,11 +194,25 @@ export class AgentSession extends AgentSessionCore {
     onChunk?: (chunk: string) => void,
     options: { excludeFromContext?: boolean; operations?: BashOperations } = {},
   ): Promise<BashResult> {
+    // Extensions may answer the command themselves or run it elsewhere (pi's user_bash).
+    const answer = this.runner.hasHandlers("user_bash")
+      ? await this.runner.emitUserBash({
+          type: "user_bash",
+          command,
+          excludeFromContext: options.excludeFromContext === true,
+          cwd: this.sessionManager.getCwd(),
+        })
+      : undefined;
+    if (answer?.result) {
+      this.recordBashResult(command, answer.result, options);
+      return answer.result;
+    }
     const abort = new AbortController();
     this.bashAbort = abort;
     const prefix = this.settingsManager.getShellCommandPrefix();
     const shellPath = this.settingsManager.getShellPath();
-    const operations = options.operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
+    const operations =
+      options.operations ?? answer?.operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
     try {
       const result = await runUserBash(
         prefix ? `${prefix}\n${command}` : command,
@@ -301,6 +316,25 @@ export class AgentSession extends AgentSessionCore {
   get extensionRunner(): ExtensionRunner {
     return this.runner;
   }
+  /**
+   * Makes `runner` the session's extension runner (the CLI loads extensions itself) and hooks it in where the
+   * session decides: compactions (`session_before_compact`, `session_compact`), user commands (`user_bash`) and
+   * provider requests (`before_provider_request`, after any `onPayload` the agent already had).
+   */
+  useExtensionHooks(runner: ExtensionRunner): void {
+    this.runner = runner;
+    this.compaction.extensions = runner;
+    this.basePayload ??= { fn: this.agent.onPayload };
+    const base = this.basePayload.fn;
+    this.agent.onPayload = async (payload, model) => {
+      const own = base ? ((await base(payload, model)) ?? payload) : payload;
+      if (!runner.hasHandlers("before_provider_request")) return base ? own : undefined;
+      return runner.emitBeforeProviderRequest(own);
+    };
+  }
+  /** The agent's `onPayload` before `useExtensionHooks` wrapped it (kept so a second call does not wrap twice). */
+  private basePayload: { fn: Agent["onPayload"] } | undefined;
+
   /** Whether any loaded extension handles `eventType`. */
   hasExtensionHandlers(eventType: string): boolean {
     return this.runner.hasHandlers(eventType as Parameters<ExtensionRunner["hasHandlers"]>[0]);

@@ -19,8 +19,10 @@ import { loadContextFiles } from "../context/context-files.js";
 import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate } from "../context/prompt-templates.js";
 import { loadSkills, type Skill } from "../context/skills.js";
 import { buildSystemPrompt } from "../context/system-prompt.js";
+import { createSessionContext, sessionCommandActions } from "../extensions/context.js";
 import { loadExtensions } from "../extensions/loader.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
+import { createNoUIContext } from "../extensions/ui-context.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import type { McpManager } from "../mcp/manager.js";
 import { ModelRegistry } from "../models/model-registry.js";
@@ -249,13 +251,12 @@ export function wireExtensions(
   cwd: string,
   options: SetupOptions,
 ): void {
-  runner.setContext({
-    cwd,
-    hasUI: options.hasUI,
-    notify: options.notify ?? ((m, level = "info") => process.stderr.write(`[${level}] ${m}\n`)),
-    abort: () => session.abort().catch(() => {}),
-    isIdle: () => !session.isStreaming,
-  });
+  runner.setUIContext(
+    createNoUIContext(options.notify ?? ((m: string, level: string) => process.stderr.write(`[${level}] ${m}\n`))),
+  );
+  runner.setContext(createSessionContext(session, { cwd, hasUI: options.hasUI, ui: () => runner.getUIContext() }));
+  runner.bindCommandContext(sessionCommandActions(session));
+  session.useExtensionHooks(runner);
   if (runner.extensions.length === 0) return;
   const hooks = runner.agentHooks();
   const agent = session.agent;

@@ -8,77 +8,70 @@ import type {
   BeforeToolCallContext,
   BeforeToolCallResult,
 } from "@tiller/agent";
-import { execCommand } from "./exec.js";
+import {
+  type ExtensionCommandContext,
+  type ExtensionCommandContextActions,
+  type ExtensionContext,
+  withCommandActions,
+} from "./context.js";
+import { errorText, type LoadedExtension } from "./instantiate.js";
 import { localExtensionSource } from "./source-info.js";
-import { asDefinition, type RegisteredTool, type ToolDefinition } from "./tool-definition.js";
+import type { RegisteredTool, ToolDefinition } from "./tool-definition.js";
 import type {
-  ExtensionAPI,
   ExtensionCommand,
-  ExtensionContext,
   ExtensionError,
   ExtensionEventMap,
   ExtensionEventName,
-  ExtensionFactory,
-  ExtensionHandler,
   ExtensionResult,
+  HandlerOf,
   ResolvedCommand,
 } from "./types.js";
+import { createNoUIContext, type ExtensionUIContext } from "./ui-context.js";
 
-/** One extension after its factory ran: what it registered. */
-export interface LoadedExtension {
-  path: string;
-  handlers: Map<ExtensionEventName, ExtensionHandler<ExtensionEventName>[]>;
-  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
-  tools: AgentTool<any>[];
-  commands: Map<string, ExtensionCommand>;
-}
+/** The cancellable events: `emit` returns their handlers' result. */
+type BeforeEventName = "session_before_switch" | "session_before_fork" | "session_before_compact";
+const BEFORE_EVENTS = new Set<string>(["session_before_switch", "session_before_fork", "session_before_compact"]);
 
-/**
- * Runs a factory against a fresh API object. Registrations are kept only if the factory finishes without
- * throwing; a throwing factory yields an error and no half-registered extension.
- */
-export async function instantiateExtension(
-  path: string,
-  factory: ExtensionFactory,
-  cwd: string,
-): Promise<{ extension?: LoadedExtension; error?: ExtensionError }> {
-  const ext: LoadedExtension = { path, handlers: new Map(), tools: [], commands: new Map() };
-  const api: ExtensionAPI = {
-    cwd,
-    on(event, handler) {
-      const list = ext.handlers.get(event) ?? [];
-      list.push(handler as unknown as ExtensionHandler<ExtensionEventName>);
-      ext.handlers.set(event, list);
-    },
-    registerTool(tool) {
-      if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") {
-        throw new Error("registerTool needs an object with a name and an execute function");
-      }
-      ext.tools.push(tool);
-    },
-    registerCommand(name, command) {
-      const clean = name.replace(/^\//, "");
-      if (!/^[A-Za-z0-9_.:-]+$/.test(clean)) throw new Error(`invalid command name "${name}"`);
-      if (!command || typeof command.handler !== "function") throw new Error(`command "${name}" has no handler`);
-      ext.commands.set(clean, command);
-    },
-    exec: (command, args, options) => execCommand(command, args, options?.cwd ?? cwd, options),
-  };
-  try {
-    await factory(api);
-    return { extension: ext };
-  } catch (err) {
-    return { error: { extension: path, phase: "load", message: errorText(err) } };
-  }
-}
+export { errorText, instantiateExtension, type LoadedExtension } from "./instantiate.js";
 
-const NOOP_CONTEXT: ExtensionContext = {
-  cwd: process.cwd(),
-  hasUI: false,
-  notify: () => {},
-  abort: () => {},
-  isIdle: () => true,
+const UNBOUND = "Extension context not available yet: the extension's runner is not bound to a session.";
+const unbound = (): never => {
+  throw new Error(UNBOUND);
 };
+const NO_COMMAND_ACTIONS: ExtensionCommandContextActions = {
+  waitForIdle: async () => {},
+  newSession: () => Promise.reject(new Error(UNBOUND)),
+  fork: () => Promise.reject(new Error(UNBOUND)),
+  navigateTree: () => Promise.reject(new Error(UNBOUND)),
+  switchSession: () => Promise.reject(new Error(UNBOUND)),
+  reload: () => Promise.reject(new Error(UNBOUND)),
+};
+
+/** The context before the host bound one: idle, no UI; session-bound members throw. */
+function unboundContext(ui: () => ExtensionUIContext): ExtensionContext {
+  return {
+    get ui() {
+      return ui();
+    },
+    hasUI: false,
+    cwd: process.cwd(),
+    get sessionManager() {
+      return unbound();
+    },
+    get modelRegistry() {
+      return unbound();
+    },
+    model: undefined,
+    signal: undefined,
+    isIdle: () => true,
+    abort: () => {},
+    hasPendingMessages: () => false,
+    shutdown: () => {},
+    getContextUsage: () => undefined,
+    compact: unbound,
+    getSystemPrompt: unbound,
+  };
+}
 
 /**
  * Dispatches events to every loaded extension in load order. A handler that throws or rejects is reported through
@@ -87,7 +80,9 @@ const NOOP_CONTEXT: ExtensionContext = {
  */
 export class ExtensionRunner {
   readonly extensions: readonly LoadedExtension[];
-  private context: ExtensionContext = NOOP_CONTEXT;
+  private uiContext: ExtensionUIContext = createNoUIContext();
+  private context: ExtensionContext = unboundContext(() => this.uiContext);
+  private commandActions: ExtensionCommandContextActions = NO_COMMAND_ACTIONS;
   private errorListeners: Array<(error: ExtensionError) => void> = [];
   /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
   private pendingErrors: ExtensionError[] = [];
@@ -99,9 +94,13 @@ export class ExtensionRunner {
     this.extensions = extensions;
     this.loadErrors = [...loadErrors];
     this.pendingErrors.push(...loadErrors);
+    for (const e of extensions) e.context = () => this.context;
   }
 
-  /** Sets what handlers receive as `ctx` (done by the host once the session exists). */
+  /**
+   * Sets what handlers and tools receive as `ctx` (done by the host once the session exists; see
+   * `createContextFrom`). Its `ui` should read `getUIContext()` so `setUIContext` reaches it.
+   */
   setContext(context: ExtensionContext): void {
     this.context = context;
   }
@@ -109,6 +108,25 @@ export class ExtensionRunner {
   /** The context handlers and tool definitions receive now (pi's `createContext`). */
   createContext(): ExtensionContext {
     return this.context;
+  }
+
+  /** The session controls `/command` handlers get besides the context (pi's `bindCommandContext`). */
+  bindCommandContext(actions?: ExtensionCommandContextActions): void {
+    this.commandActions = actions ?? NO_COMMAND_ACTIONS;
+  }
+
+  /** The context a `/command` handler receives: the current context plus the command actions. */
+  createCommandContext(): ExtensionCommandContext {
+    return withCommandActions(this.context, this.commandActions);
+  }
+
+  /** Replaces the UI handlers use (default: none — dialogs dismissed, as pi's runner without a UI). */
+  setUIContext(uiContext?: ExtensionUIContext): void {
+    this.uiContext = uiContext ?? createNoUIContext();
+  }
+
+  getUIContext(): ExtensionUIContext {
+    return this.uiContext;
   }
 
   /** Whether the host has a user interface (the context's `hasUI`). */
@@ -129,7 +147,7 @@ export class ExtensionRunner {
     const byName = new Map<string, RegisteredTool>();
     for (const e of this.extensions) {
       const sourceInfo = localExtensionSource(e.path);
-      for (const t of e.tools) byName.set(t.name, { definition: asDefinition(t), sourceInfo });
+      for (const definition of e.definitions.values()) byName.set(definition.name, { definition, sourceInfo });
     }
     return [...byName.values()];
   }
@@ -197,16 +215,51 @@ export class ExtensionRunner {
     const cmd = this.getCommands().get(m[1]!);
     if (!cmd) return false;
     try {
-      await cmd.handler(m[2] ?? "", this.context);
+      await cmd.handler(m[2] ?? "", this.createCommandContext());
     } catch (err) {
       this.report({ extension: cmd.extension, phase: `command:/${m[1]}`, message: errorText(err) });
     }
     return true;
   }
 
-  /** Observe-only dispatch (agent and session events). Never throws. */
-  async emit<K extends ExtensionEventName>(event: ExtensionEventMap[K]): Promise<void> {
-    await this.each(event.type as K, event, () => undefined);
+  /**
+   * Dispatch of agent and session events. Never throws. For the cancellable `session_before_*` events it returns
+   * the last handler result, or the first that cancels (later handlers are then not called), as pi's runner.
+   */
+  async emit<K extends ExtensionEventName>(
+    event: ExtensionEventMap[K],
+  ): Promise<K extends BeforeEventName ? ExtensionResult<K> | undefined : undefined> {
+    const cancellable = BEFORE_EVENTS.has(event.type);
+    let result: ExtensionResult<K> | undefined;
+    for (const [ext, handler] of this.handlersOf(event.type as K)) {
+      const r = await this.call(ext, event.type as K, handler, event);
+      if (!cancellable || !r) continue;
+      result = r;
+      if ((r as { cancel?: boolean }).cancel) break;
+    }
+    return result as K extends BeforeEventName ? ExtensionResult<K> | undefined : undefined;
+  }
+
+  /** `user_bash`: the first handler that answers (other operations, or the result itself) decides. */
+  async emitUserBash(event: ExtensionEventMap["user_bash"]): Promise<ExtensionResult<"user_bash"> | undefined> {
+    for (const [ext, handler] of this.handlersOf("user_bash")) {
+      const r = await this.call(ext, "user_bash", handler, event);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
+  /** `before_provider_request`: the request body, each handler's non-undefined return replacing it. */
+  async emitBeforeProviderRequest(payload: unknown): Promise<unknown> {
+    let current = payload;
+    for (const [ext, handler] of this.handlersOf("before_provider_request")) {
+      const r = await this.call(ext, "before_provider_request", handler, {
+        type: "before_provider_request",
+        payload: current,
+      });
+      if (r !== undefined) current = r;
+    }
+    return current;
   }
 
   /** Forwards an agent event to observers; cheap when nobody listens. */
@@ -341,9 +394,9 @@ export class ExtensionRunner {
     };
   }
 
-  private *handlersOf<K extends ExtensionEventName>(event: K): Generator<[LoadedExtension, ExtensionHandler<K>]> {
+  private *handlersOf<K extends ExtensionEventName>(event: K): Generator<[LoadedExtension, HandlerOf<K>]> {
     for (const ext of this.extensions) {
-      for (const h of ext.handlers.get(event) ?? []) yield [ext, h as unknown as ExtensionHandler<K>];
+      for (const h of ext.handlers.get(event) ?? []) yield [ext, h as unknown as HandlerOf<K>];
     }
   }
 
@@ -358,7 +411,7 @@ export class ExtensionRunner {
   private async call<K extends ExtensionEventName>(
     ext: LoadedExtension,
     event: K,
-    handler: ExtensionHandler<K>,
+    handler: HandlerOf<K>,
     payload: ExtensionEventMap[K],
   ): Promise<ExtensionResult<K> | undefined> {
     try {
@@ -386,9 +439,4 @@ export class ExtensionRunner {
 
 function asRecord(value: unknown): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
 }

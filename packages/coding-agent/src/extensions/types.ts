@@ -4,10 +4,17 @@
  * messages sent to the model, change the system prompt, and add tools and `/commands`.
  */
 
-import type { AgentEvent, AgentMessage, AgentTool, ApprovalRequest } from "@tiller/agent";
-import type { ImageContent, TextContent } from "@tiller/ai";
+import type { AgentEvent, AgentMessage, ApprovalRequest } from "@tiller/agent";
+import type { ImageContent, TextContent, TSchema } from "@tiller/ai";
+import type { BashResult } from "../agent-session/user-bash.js";
+import type { CompactionResult } from "../compaction/compact.js";
+import type { CompactionPreparation } from "../compaction/entry-compaction.js";
+import type { CompactionEntry, SessionEntry } from "../session/types.js";
+import type { BashOperations } from "../tools/bash.js";
+import type { ExtensionCommandContext, ExtensionContext } from "./context.js";
 import type { ExecOptions, ExecResult } from "./exec.js";
 import type { SourceInfo } from "./source-info.js";
+import type { ToolDefinition } from "./tool-definition.js";
 
 /** Why a session (re)started. */
 export type SessionStartReason = "startup" | "new" | "resume" | "fork";
@@ -16,6 +23,27 @@ export type SessionStartReason = "startup" | "new" | "resume" | "fork";
 export interface ExtensionEventMap {
   session_start: { type: "session_start"; reason: SessionStartReason; sessionId?: string };
   session_shutdown: { type: "session_shutdown" };
+  /** Before the session is replaced by a new one or another file: a handler may cancel. */
+  session_before_switch: { type: "session_before_switch"; reason: "new" | "resume"; targetSessionFile?: string };
+  /** Before a fork: a handler may cancel. */
+  session_before_fork: { type: "session_before_fork"; entryId: string; position: "before" | "at" };
+  /**
+   * Before a compaction (manual, at the threshold or after an overflow): a handler may cancel it or supply the
+   * compaction itself (its summary is then written instead of asking the model).
+   */
+  session_before_compact: {
+    type: "session_before_compact";
+    preparation: CompactionPreparation;
+    branchEntries: SessionEntry[];
+    customInstructions?: string;
+    signal: AbortSignal;
+  };
+  /** After a compaction entry was written; `fromExtension` when a handler supplied it. */
+  session_compact: { type: "session_compact"; compactionEntry: CompactionEntry; fromExtension: boolean };
+  /** Before a command the user typed (`!cmd`) runs: a handler may run it elsewhere or answer it. */
+  user_bash: { type: "user_bash"; command: string; excludeFromContext: boolean; cwd: string };
+  /** Before each request to the model's provider: a handler may return a replacement request body. */
+  before_provider_request: { type: "before_provider_request"; payload: unknown };
   /** Raw user input before template expansion; a handler may transform it or handle it entirely. */
   input: { type: "input"; text: string };
   /** Before a run starts: the handler may replace the system prompt for this run. */
@@ -52,6 +80,16 @@ export type ExtensionEventName = keyof ExtensionEventMap;
 
 /** What a handler may return, per event; `void` for observe-only events. */
 export interface ExtensionResultMap {
+  session_before_switch: { cancel?: boolean };
+  session_before_fork: { cancel?: boolean; skipConversationRestore?: boolean };
+  session_before_compact: { cancel?: boolean; compaction?: CompactionResult };
+  user_bash: { operations?: BashOperations; result?: BashResult };
+  /**
+   * The request body to send instead (any value but undefined replaces it). Spelled out rather than `unknown`
+   * (pi's `BeforeProviderRequestEventResult`): an `unknown` here would swallow every other handler's result type
+   * while `on` infers its event, and object literals returned by handlers would lose their literal types.
+   */
+  before_provider_request: object | string | number | boolean | null;
   input: { action: "continue" } | { action: "transform"; text: string } | { action: "handled" };
   before_agent_start: { systemPrompt?: string };
   context: { messages?: AgentMessage[] };
@@ -64,37 +102,33 @@ export type ExtensionResult<K extends ExtensionEventName> = K extends keyof Exte
   ? ExtensionResultMap[K]
   : undefined;
 
-/** What handlers and commands get besides the event. Set by the host once the session exists. */
-export interface ExtensionContext {
-  cwd: string;
-  /** True in the interactive terminal UI. */
-  hasUI: boolean;
-  /** Shows a message to the user (stderr line, TUI notice, or an RPC event). */
-  notify(message: string, level?: "info" | "warning" | "error"): void;
-  /** Aborts the current run, if any. */
-  abort(): void;
-  /** True when no run is in progress. */
-  isIdle(): boolean;
-}
+export type { ExtensionCommandContext, ExtensionContext } from "./context.js";
 
-export type ExtensionHandler<K extends ExtensionEventName> = (
-  event: ExtensionEventMap[K],
+/** pi's handler type: an event of type `E`, the context, and a result of type `R` (or nothing). */
+export type ExtensionHandler<E, R = undefined> = (
+  event: E,
   ctx: ExtensionContext,
-) => ExtensionResult<K> | undefined | Promise<ExtensionResult<K> | undefined>;
+) => Promise<R | undefined | void> | R | undefined | void;
+
+/** The handler of the event named `K`. */
+export type HandlerOf<K extends ExtensionEventName> = ExtensionHandler<ExtensionEventMap[K], ExtensionResult<K>>;
 
 /** A `/name args` command added by an extension. */
 export interface ExtensionCommand {
   description?: string;
-  handler: (args: string, ctx: ExtensionContext) => void | Promise<void>;
+  handler: (args: string, ctx: ExtensionCommandContext) => void | Promise<void>;
 }
 
 /** The object an extension's factory receives. */
 export interface ExtensionAPI {
   /** The folder the CLI runs in. */
   readonly cwd: string;
-  on<K extends ExtensionEventName>(event: K, handler: ExtensionHandler<K>): void;
-  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
-  registerTool(tool: AgentTool<any>): void;
+  on<K extends ExtensionEventName>(event: K, handler: HandlerOf<K>): void;
+  /** A tool whose `execute` also gets the context (a plain AgentTool works too: it ignores the context). */
+  // biome-ignore lint/suspicious/noExplicitAny: pi's third type parameter (renderer state) defaults to any.
+  registerTool<TParams extends TSchema = TSchema, TDetails = unknown, TState = any>(
+    tool: ToolDefinition<TParams, TDetails, TState>,
+  ): void;
   registerCommand(name: string, command: ExtensionCommand): void;
   /** Runs a program (no shell) in `options.cwd` or the extension's cwd; see `execCommand`. */
   exec(command: string, args: string[], options?: ExecOptions): Promise<ExecResult>;
@@ -127,6 +161,17 @@ export type InputEventResult = ExtensionResultMap["input"];
 export type BeforeAgentStartEvent = ExtensionEventMap["before_agent_start"];
 export type BeforeAgentStartEventResult = ExtensionResultMap["before_agent_start"];
 export type ContextEvent = ExtensionEventMap["context"];
+export type SessionBeforeSwitchEvent = ExtensionEventMap["session_before_switch"];
+export type SessionBeforeForkEvent = ExtensionEventMap["session_before_fork"];
+export type SessionBeforeCompactEvent = ExtensionEventMap["session_before_compact"];
+export type SessionCompactEvent = ExtensionEventMap["session_compact"];
+export type UserBashEvent = ExtensionEventMap["user_bash"];
+export type UserBashEventResult = ExtensionResultMap["user_bash"];
+export type BeforeProviderRequestEvent = ExtensionEventMap["before_provider_request"];
+export type BeforeProviderRequestEventResult = unknown;
+export type SessionBeforeSwitchResult = ExtensionResultMap["session_before_switch"];
+export type SessionBeforeForkResult = ExtensionResultMap["session_before_fork"];
+export type SessionBeforeCompactResult = ExtensionResultMap["session_before_compact"];
 export type ToolCallEventResult = ExtensionResultMap["tool_call"];
 export type AgentStartEvent = ExtensionEventMap["agent_start"];
 export type AgentEndEvent = ExtensionEventMap["agent_end"];
