@@ -177,9 +177,13 @@ export class CompactionController {
 
   /** A compaction an extension supplied, placed in `messages` (its first kept entry must be in them). */
   private fromExtension(result: CompactionResult, messages: readonly AgentMessage[]): MessageCompactionResult {
-    const firstKeptIndex = messages.findIndex((m) => this.entryIds.get(m) === result.firstKeptEntryId);
+    // The kept entry may be a non-message entry (a model change): keep from the first message at or after it.
+    const position = new Map(this.deps.sessionManager.getBranch().map((e, i) => [e.id, i]));
+    const from = position.get(result.firstKeptEntryId) ?? -1;
+    const firstKeptIndex =
+      from < 0 ? -1 : messages.findIndex((m) => (position.get(this.entryIds.get(m) ?? "") ?? -1) >= from);
     if (firstKeptIndex < 0)
-      throw new Error(`An extension's compaction keeps entry ${result.firstKeptEntryId}, which is not in the context`);
+      throw new Error(`An extension's compaction keeps entry ${result.firstKeptEntryId}, which is not on the branch being compacted`);
     const details = (result.details ?? { readFiles: [], modifiedFiles: [] }) as CompactionDetails;
     return { ...result, details, firstKeptIndex };
   }
