@@ -39,14 +39,14 @@ async function sessionWith(events: string[], extra = "", model: Model<Api> = fau
   mkdirSync(cwd, { recursive: true });
   const ons = events.map((e) => `api.on("${e}", (event, ctx) => globalThis.__hooks["${e}"](event, ctx));`).join("\n");
   writeFileSync(join(agentDir, "extensions", "hooks.ts"), `export default function (api) {\n${ons}\n${extra}\n}\n`);
-  const services = await createAgentSessionServices({ cwd, agentDir });
+  const settingsManager = SettingsManager.inMemory({
+    compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 10 },
+  });
+  const services = await createAgentSessionServices({ cwd, agentDir, settingsManager });
   if (apiKey) services.authStorage.setRuntimeApiKey(model.provider, apiKey);
   const { session } = await createAgentSessionFromServices({
     services,
     sessionManager: SessionManager.inMemory(cwd),
-    settingsManager: SettingsManager.inMemory({
-      compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 10 },
-    }),
     model,
   });
   return session;

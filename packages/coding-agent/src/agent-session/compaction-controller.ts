@@ -183,7 +183,9 @@ export class CompactionController {
     const firstKeptIndex =
       from < 0 ? -1 : messages.findIndex((m) => (position.get(this.entryIds.get(m) ?? "") ?? -1) >= from);
     if (firstKeptIndex < 0)
-      throw new Error(`An extension's compaction keeps entry ${result.firstKeptEntryId}, which is not on the branch being compacted`);
+      throw new Error(
+        `An extension's compaction keeps entry ${result.firstKeptEntryId}, which is not on the branch being compacted`,
+      );
     const details = (result.details ?? { readFiles: [], modifiedFiles: [] }) as CompactionDetails;
     return { ...result, details, firstKeptIndex };
   }
