@@ -5,7 +5,7 @@
  */
 
 import type { Agent, AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
-import { getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
+import { clampThinkingLevel, getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
 import type { PromptTemplate } from "../context/prompt-templates.js";
 import { ExtensionRunner } from "../extensions/runner.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
@@ -300,6 +300,28 @@ export class AgentSession extends AgentSessionCore {
       ...(images.length > 0 ? { images } : {}),
       ...(options.deliverAs ? { streamingBehavior: options.deliverAs } : {}),
     });
+  }
+
+  // ---- other session files ----
+
+  /**
+   * Continues in the session stored at `path` (the RPC `switch_session`): its transcript, and its model and
+   * thinking level when the registry knows the model. Queued messages are dropped; the agent must be idle. An
+   * unreadable or locked file throws before anything changes.
+   */
+  switchSessionFile(path: string): void {
+    this.assertIdle("switch sessions");
+    this.sessionManager.setSessionFile(path);
+    this.steeringTexts = [];
+    this.followUpTexts = [];
+    this.nextTurn.length = 0;
+    this.pendingBash = [];
+    this.reloadFromSession();
+    const { model, thinkingLevel } = this.sessionManager.buildSessionContext();
+    const found = model ? this.modelRegistry.find(model.provider, model.modelId) : undefined;
+    if (found) this.agent.setModel(found);
+    if (this.sessionManager.getEntries().some((e) => e.type === "thinking_level_change"))
+      this.agent.setThinkingLevel(clampThinkingLevel(this.model, thinkingLevel as ThinkingLevel) as ThinkingLevel);
   }
 
   // ---- resources and extensions ----
