@@ -224,4 +224,46 @@ describe("extension hooks in the session", () => {
       await server.close();
     }
   });
+  it("session_before_tree can cancel a move or supply the branch summary; session_tree reports the move", async () => {
+    // Two answers only: a branch summary asked of the model would find no response.
+    faux.setResponses([fauxAssistantMessage("first answer"), fauxAssistantMessage("second answer")]);
+    const trees: Array<{ newLeafId: string | null; summary?: string; fromExtension?: boolean }> = [];
+    let veto = true;
+    const preparations: Array<{ targetId: string; entries: number; wants: boolean }> = [];
+    hooks.__hooks = {
+      session_before_tree: ((e: {
+        preparation: { targetId: string; entriesToSummarize: unknown[]; userWantsSummary: boolean };
+      }) => {
+        preparations.push({
+          targetId: e.preparation.targetId,
+          entries: e.preparation.entriesToSummarize.length,
+          wants: e.preparation.userWantsSummary,
+        });
+        return veto ? { cancel: true } : { summary: { summary: "BRANCH SUMMARY BY EXTENSION" }, label: "tried" };
+      }) as never,
+      session_tree: ((e: { newLeafId: string | null; summaryEntry?: { summary: string }; fromExtension?: boolean }) => {
+        trees.push({ newLeafId: e.newLeafId, summary: e.summaryEntry?.summary, fromExtension: e.fromExtension });
+      }) as never,
+    };
+    const session = await sessionWith(["session_before_tree", "session_tree"]);
+    await session.prompt("first question");
+    await session.prompt("second question");
+    const sm = session.sessionManager;
+    const firstAnswer = sm.getEntries().find((e) => e.type === "message" && e.message.role === "assistant")!;
+    const leaf = sm.getLeafId();
+    expect(await session.navigateTree(firstAnswer.id, { summarize: true })).toMatchObject({ cancelled: true });
+    expect(sm.getLeafId()).toBe(leaf);
+    expect(trees).toEqual([]);
+    veto = false;
+    const moved = await session.navigateTree(firstAnswer.id, { summarize: true });
+    expect(moved.cancelled).toBe(false);
+    expect(moved.summaryEntry?.summary).toBe("BRANCH SUMMARY BY EXTENSION");
+    expect(sm.getLabel(moved.summaryEntry!.id)).toBe("tried");
+    expect(preparations).toEqual([
+      { targetId: firstAnswer.id, entries: 2, wants: true },
+      { targetId: firstAnswer.id, entries: 2, wants: true },
+    ]);
+    expect(trees).toEqual([{ newLeafId: sm.getLeafId(), summary: "BRANCH SUMMARY BY EXTENSION", fromExtension: true }]);
+    session.dispose();
+  });
 });

@@ -70,16 +70,18 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   CreateAgentSessionRuntimeFactory: "its result types differ (above)",
   CreateAgentSessionRuntimeResult: "its result types differ (above)",
   CreateAgentSessionServicesOptions: "resourceLoaderOptions differ (above)",
-  Extension: "Tiller's loaded extension keeps handlers/tools/commands maps of its own shape",
-  ExtensionAPI: "Tiller's extension API is smaller (on/registerTool/registerCommand/exec)",
+  Extension: "Tiller's loaded extension keeps tools and commands of its own shape (no renderers, flags, shortcuts)",
+  ExtensionAPI:
+    "Tiller's API has on/registerTool(ToolDefinition)/registerCommand/exec; pi's message, flag, shortcut, renderer and provider registration members are not there yet",
   ExtensionActions: "pi's action set includes TUI and provider registration",
   ExtensionCommandContextActions:
     "a pi host's withSession callbacks take pi's ReplacedSessionContext (with pi's nominal ModelRegistry); Tiller's take its command context",
   ExtensionContextActions:
     "pi's getContextUsage may report null tokens (unknown right after a compaction); Tiller always estimates a number",
-  ExtensionError: "Tiller reports {extension, phase, message}",
-  ExtensionEvent: "pi has more extension events (session_before_*, user_bash, \u2026)",
-  ExtensionFactory: "factory receives Tiller's smaller ExtensionAPI",
+  ExtensionError: "Tiller reports {extension, phase, message}; pi {extensionPath, event, error, stack}",
+  ExtensionEvent:
+    "pi's union also has resources_discover, after_provider_response, model_select and thinking_level_select, not dispatched by Tiller yet",
+  ExtensionFactory: "it receives Tiller's ExtensionAPI (above)",
   ExtensionFlag: "not in Tiller yet: part of pi's larger extension/tool API",
   ExtensionRuntime: "pi's action set includes TUI and provider registration",
   ExtensionShortcut: "terminal UI: comes with the TUI issue",
@@ -93,13 +95,11 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   ProviderConfig: "models.json provider config of Tiller's own shape",
   ProviderModelConfig: "not in Tiller yet: part of pi's larger extension/tool API",
   ReadonlyFooterDataProvider: "terminal UI: comes with the TUI issue",
-  RegisteredCommand: "command handler takes Tiller's ExtensionContext",
+  RegisteredCommand: "pi's commands also offer getArgumentCompletions (terminal-UI autocomplete items)",
   RenderDiffOptions: "terminal UI: comes with the TUI issue",
-  ResolvedCommand: "command handler takes Tiller's ExtensionContext",
+  ResolvedCommand: "as RegisteredCommand",
   ResourceLoader: "getThemes returns no pi Theme objects (no TUI themes)",
-  SessionBeforeTreeEvent: "not in Tiller yet: part of pi's larger extension/tool API",
   SessionInfo: "Tiller's listing reads file heads and tails: sizeBytes instead of messageCount/allMessagesText",
-  SessionTreeEvent: "not in Tiller yet: part of pi's larger extension/tool API",
   SettingsCallbacks: "terminal UI: comes with the TUI issue",
   SettingsConfig: "terminal UI: comes with the TUI issue",
   SkillFrontmatter: "not in Tiller yet: part of pi's larger extension/tool API",
@@ -120,7 +120,7 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
   ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
   ExtensionRunner:
-    "23 of pi's members are not there yet: UI and command contexts, flags, shortcuts, renderers, and pi's emit* hooks (Tiller's runner has its own agentHooks)",
+    "pi's constructor takes the session's parts and bindCore/setFlagValue/getFlags/getShortcuts/getMessageRenderer/emitMessageEnd/emitInput/emitContext/emitBeforeAgentStart/emitResourcesDiscover/emitToolCall/emitToolResult/invalidate/shutdown are not there (Tiller: setContext, input, transformContext, beforeAgentStart, toolCall, toolResult)",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
 };

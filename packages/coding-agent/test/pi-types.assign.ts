@@ -208,6 +208,8 @@ export const output = {
   SessionBeforeForkEvent: (x: T.SessionBeforeForkEvent): Pi.SessionBeforeForkEvent => x,
   SessionBeforeSwitchEvent: (x: T.SessionBeforeSwitchEvent): Pi.SessionBeforeSwitchEvent => x,
   UserBashEvent: (x: T.UserBashEvent): Pi.UserBashEvent => x,
+  SessionBeforeTreeEvent: (x: T.SessionBeforeTreeEvent): Pi.SessionBeforeTreeEvent => x,
+  SessionTreeEvent: (x: T.SessionTreeEvent): Pi.SessionTreeEvent => x,
   BeforeProviderRequestEvent: (x: T.BeforeProviderRequestEvent): Pi.BeforeProviderRequestEvent => x,
 };
 

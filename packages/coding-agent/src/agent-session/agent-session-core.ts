@@ -15,6 +15,7 @@ import type { CompactionResult } from "../compaction/compact.js";
 import { estimateTokens, shouldCompact } from "../compaction/estimate.js";
 import { pruneContext } from "../compaction/pruning.js";
 import { CompactionError } from "../compaction/summarize.js";
+import type { ExtensionRunner } from "../extensions/runner.js";
 import type { ModelRegistry } from "../models/model-registry.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
 import { convertToLlm } from "../session/messages.js";
@@ -70,6 +71,8 @@ export class AgentSessionCore {
   private lastRequestAt: number | undefined;
   private disposed = false;
   private readonly requireAuth: boolean;
+  /** The extensions asked at tree moves (set by AgentSession's `useExtensionHooks`). */
+  protected extensions: ExtensionRunner | undefined;
 
   constructor(config: AgentSessionConfig) {
     this.agent = config.agent;
@@ -362,6 +365,7 @@ export class AgentSessionCore {
         streamFn: this.agent.streamFn,
         apiKey: this.modelRegistry.getApiKey(this.model),
         signal: abort.signal,
+        ...(this.extensions ? { extensions: this.extensions } : {}),
       });
       if (!result.cancelled) this.reloadFromSession();
       return result;

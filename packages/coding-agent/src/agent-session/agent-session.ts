@@ -340,11 +340,13 @@ export class AgentSession extends AgentSessionCore {
   }
   /**
    * Makes `runner` the session's extension runner (the CLI loads extensions itself) and hooks it in where the
-   * session decides: compactions (`session_before_compact`, `session_compact`), user commands (`user_bash`) and
+   * session decides: compactions (`session_before_compact`, `session_compact`), tree moves (`session_before_tree`,
+   * `session_tree`), user commands (`user_bash`) and
    * provider requests (`before_provider_request`, after any `onPayload` the agent already had).
    */
   useExtensionHooks(runner: ExtensionRunner): void {
     this.runner = runner;
+    this.extensions = runner;
     this.compaction.extensions = runner;
     this.basePayload ??= { fn: this.agent.onPayload };
     const base = this.basePayload.fn;

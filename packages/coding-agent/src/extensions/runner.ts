@@ -29,8 +29,17 @@ import type {
 import { createNoUIContext, type ExtensionUIContext } from "./ui-context.js";
 
 /** The cancellable events: `emit` returns their handlers' result. */
-type BeforeEventName = "session_before_switch" | "session_before_fork" | "session_before_compact";
-const BEFORE_EVENTS = new Set<string>(["session_before_switch", "session_before_fork", "session_before_compact"]);
+type BeforeEventName =
+  | "session_before_switch"
+  | "session_before_fork"
+  | "session_before_compact"
+  | "session_before_tree";
+const BEFORE_EVENTS = new Set<string>([
+  "session_before_switch",
+  "session_before_fork",
+  "session_before_compact",
+  "session_before_tree",
+]);
 
 export { errorText, instantiateExtension, type LoadedExtension } from "./instantiate.js";
 

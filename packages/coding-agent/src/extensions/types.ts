@@ -9,12 +9,25 @@ import type { ImageContent, TextContent, TSchema } from "@tiller/ai";
 import type { BashResult } from "../agent-session/user-bash.js";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { CompactionPreparation } from "../compaction/entry-compaction.js";
-import type { CompactionEntry, SessionEntry } from "../session/types.js";
+import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.js";
 import type { BashOperations } from "../tools/bash.js";
 import type { ExtensionCommandContext, ExtensionContext } from "./context.js";
 import type { ExecOptions, ExecResult } from "./exec.js";
 import type { SourceInfo } from "./source-info.js";
 import type { ToolDefinition } from "./tool-definition.js";
+
+/** What a move in the session tree is about to do (the `session_before_tree` event's `preparation`). */
+export interface TreePreparation {
+  targetId: string;
+  oldLeafId: string | null;
+  commonAncestorId: string | null;
+  /** The entries of the branch being left, below the common ancestor. */
+  entriesToSummarize: SessionEntry[];
+  userWantsSummary: boolean;
+  customInstructions?: string;
+  replaceInstructions?: boolean;
+  label?: string;
+}
 
 /** Why a session (re)started. */
 export type SessionStartReason = "startup" | "new" | "resume" | "fork";
@@ -37,6 +50,19 @@ export interface ExtensionEventMap {
     branchEntries: SessionEntry[];
     customInstructions?: string;
     signal: AbortSignal;
+  };
+  /**
+   * Before a move in the session tree (`navigateTree`): a handler may cancel it, supply the branch summary, or
+   * change the summary instructions and the label.
+   */
+  session_before_tree: { type: "session_before_tree"; preparation: TreePreparation; signal: AbortSignal };
+  /** After a move in the session tree; `fromExtension` when a handler supplied the summary. */
+  session_tree: {
+    type: "session_tree";
+    newLeafId: string | null;
+    oldLeafId: string | null;
+    summaryEntry?: BranchSummaryEntry;
+    fromExtension?: boolean;
   };
   /** After a compaction entry was written; `fromExtension` when a handler supplied it. */
   session_compact: { type: "session_compact"; compactionEntry: CompactionEntry; fromExtension: boolean };
@@ -83,6 +109,14 @@ export interface ExtensionResultMap {
   session_before_switch: { cancel?: boolean };
   session_before_fork: { cancel?: boolean; skipConversationRestore?: boolean };
   session_before_compact: { cancel?: boolean; compaction?: CompactionResult };
+  session_before_tree: {
+    cancel?: boolean;
+    /** Used as the branch summary when the move summarizes (instead of asking the model). */
+    summary?: { summary: string; details?: unknown };
+    customInstructions?: string;
+    replaceInstructions?: boolean;
+    label?: string;
+  };
   user_bash: { operations?: BashOperations; result?: BashResult };
   /**
    * The request body to send instead (any value but undefined replaces it). Spelled out rather than `unknown`
@@ -165,6 +199,9 @@ export type SessionBeforeSwitchEvent = ExtensionEventMap["session_before_switch"
 export type SessionBeforeForkEvent = ExtensionEventMap["session_before_fork"];
 export type SessionBeforeCompactEvent = ExtensionEventMap["session_before_compact"];
 export type SessionCompactEvent = ExtensionEventMap["session_compact"];
+export type SessionBeforeTreeEvent = ExtensionEventMap["session_before_tree"];
+export type SessionTreeEvent = ExtensionEventMap["session_tree"];
+export type SessionBeforeTreeResult = ExtensionResultMap["session_before_tree"];
 export type UserBashEvent = ExtensionEventMap["user_bash"];
 export type UserBashEventResult = ExtensionResultMap["user_bash"];
 export type BeforeProviderRequestEvent = ExtensionEventMap["before_provider_request"];
