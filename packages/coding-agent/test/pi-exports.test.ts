@@ -117,8 +117,10 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
     "an addition no type can hide; pi-typed listeners still receive every pi event",
   AgentSession:
     "3 of pi's members are not there yet (bindExtensions, reload, createReplacedSessionContext: pi's UI and command contexts); setModel and steer return no promise; resourceLoader, extensionRunner and tool definitions are Tiller's types",
-  AuthStorage: "OAuth login and providers (Tiller runs no OAuth flow)",
-  ModelRegistry: "its authStorage is typed as pi's AuthStorage class, whose private members no other class matches",
+  AuthStorage:
+    "permanent (README, differences from pi): pi's class has private members, so no other class is assignable to it; and Tiller runs no OAuth login flow",
+  ModelRegistry:
+    "permanent: its authStorage is typed as pi's AuthStorage class, whose private members no other class matches (the extension-context check compares the other public members)",
   ExtensionRunner:
     "pi's constructor takes the session's parts and bindCore/setFlagValue/getFlags/getShortcuts/getMessageRenderer/emitMessageEnd/emitInput/emitContext/emitBeforeAgentStart/emitResourcesDiscover/emitToolCall/emitToolResult/invalidate/shutdown are not there (Tiller: setContext, input, transformContext, beforeAgentStart, toolCall, toolResult)",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
