@@ -111,7 +111,8 @@ export function resolveSessionTools(options: SessionToolOptions, cwd: string): S
     ...prompt,
     bind: async (session) => {
       wireExtensions(session, runner, cwd, { hasUI: false });
-      bindExtensionRuntime(extensions.runtime, session, tools);
+      // wireExtensions bound the runner's runtime; an `extensionsOverride` may have handed out another one.
+      if (extensions.runtime !== runner.runtime) bindExtensionRuntime(extensions.runtime, session);
     },
   };
 }

@@ -20,6 +20,7 @@ import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate } from "
 import { loadSkills, type Skill } from "../context/skills.js";
 import { buildSystemPrompt } from "../context/system-prompt.js";
 import { createSessionContext, sessionCommandActions } from "../extensions/context.js";
+import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
 import { loadExtensions } from "../extensions/loader.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import { createNoUIContext } from "../extensions/ui-context.js";
@@ -256,6 +257,7 @@ export function wireExtensions(
   );
   runner.setContext(createSessionContext(session, { cwd, hasUI: options.hasUI, ui: () => runner.getUIContext() }));
   runner.bindCommandContext(sessionCommandActions(session));
+  bindExtensionRuntime(runner.runtime, session);
   session.useExtensionHooks(runner);
   if (runner.extensions.length === 0) return;
   const hooks = runner.agentHooks();

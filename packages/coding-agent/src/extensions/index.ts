@@ -1,4 +1,5 @@
 export * from "./context.js";
+export * from "./discover.js";
 export * from "./extension-runtime.js";
 export * from "./loader.js";
 export * from "./runner.js";

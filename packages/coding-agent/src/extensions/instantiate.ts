@@ -4,8 +4,10 @@
  * the runner the extension ends up in (`context`, set by that runner).
  */
 import type { AgentTool } from "@tiller/agent";
+import { createEventBus, type EventBus } from "../event-bus.js";
 import type { ExtensionContext } from "./context.js";
 import { execCommand } from "./exec.js";
+import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
 import { type ToolDefinition, wrapToolDefinition } from "./tool-definition.js";
 import type {
   ExtensionAPI,
@@ -13,6 +15,7 @@ import type {
   ExtensionError,
   ExtensionEventName,
   ExtensionFactory,
+  ExtensionFlag,
   HandlerOf,
 } from "./types.js";
 
@@ -26,6 +29,7 @@ export interface LoadedExtension {
   /** The registered definitions, by tool name (the later registration of a name wins). */
   definitions: Map<string, ToolDefinition>;
   commands: Map<string, ExtensionCommand>;
+  flags: Map<string, ExtensionFlag>;
   /** The context its tools get; the runner holding the extension sets it. */
   context: () => ExtensionContext;
 }
@@ -40,13 +44,19 @@ export async function instantiateExtension(
   path: string,
   factory: ExtensionFactory,
   cwd: string,
+  shared: { runtime: ExtensionRuntime; events: EventBus } = {
+    runtime: createExtensionRuntime(),
+    events: createEventBus(),
+  },
 ): Promise<{ extension?: LoadedExtension; error?: ExtensionError }> {
+  const { runtime, events } = shared;
   const ext: LoadedExtension = {
     path,
     handlers: new Map(),
     tools: [],
     definitions: new Map(),
     commands: new Map(),
+    flags: new Map(),
     context: () => {
       throw new Error(UNBOUND);
     },
@@ -74,6 +84,34 @@ export async function instantiateExtension(
       ext.commands.set(clean, command);
     },
     exec: (command, args, options) => execCommand(command, args, options?.cwd ?? cwd, options),
+    registerFlag(name, options) {
+      if (options?.type !== "boolean" && options?.type !== "string")
+        throw new Error(`flag "${name}" needs type "boolean" or "string"`);
+      ext.flags.set(name, { name, ...options, extensionPath: path });
+      if (options.default !== undefined && !runtime.flagValues.has(name)) runtime.flagValues.set(name, options.default);
+    },
+    getFlag(name) {
+      // Only the extension's own flags, as pi: another extension's flag is not part of this one's contract.
+      if (!ext.flags.has(name)) return undefined;
+      return runtime.flagValues.get(name);
+    },
+    // The session actions are looked up at call time: binding replaces them on the shared runtime.
+    sendMessage: (message, options) => runtime.sendMessage(message, options),
+    sendUserMessage: (content, options) => runtime.sendUserMessage(content, options),
+    appendEntry: (customType, data) => runtime.appendEntry(customType, data),
+    setSessionName: (name) => runtime.setSessionName(name),
+    getSessionName: () => runtime.getSessionName(),
+    setLabel: (entryId, label) => runtime.setLabel(entryId, label),
+    getActiveTools: () => runtime.getActiveTools(),
+    getAllTools: () => runtime.getAllTools(),
+    setActiveTools: (names) => runtime.setActiveTools(names),
+    getCommands: () => runtime.getCommands(),
+    setModel: (model) => runtime.setModel(model),
+    getThinkingLevel: () => runtime.getThinkingLevel(),
+    setThinkingLevel: (level) => runtime.setThinkingLevel(level),
+    registerProvider: (name, config) => runtime.registerProvider(name, config, path),
+    unregisterProvider: (name) => runtime.unregisterProvider(name, path),
+    events,
   };
   try {
     await factory(api);

@@ -14,6 +14,7 @@ import {
   type ExtensionContext,
   withCommandActions,
 } from "./context.js";
+import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
 import { errorText, type LoadedExtension } from "./instantiate.js";
 import { localExtensionSource } from "./source-info.js";
 import type { RegisteredTool, ToolDefinition } from "./tool-definition.js";
@@ -22,6 +23,7 @@ import type {
   ExtensionError,
   ExtensionEventMap,
   ExtensionEventName,
+  ExtensionFlag,
   ExtensionResult,
   HandlerOf,
   ResolvedCommand,
@@ -99,8 +101,16 @@ export class ExtensionRunner {
   /** Errors met while loading (also delivered to the first `onError` listener). */
   readonly loadErrors: readonly ExtensionError[];
 
-  constructor(extensions: readonly LoadedExtension[], loadErrors: readonly ExtensionError[] = []) {
+  /** The actions the extensions' APIs call (shared by the extensions of one load). */
+  readonly runtime: ExtensionRuntime;
+
+  constructor(
+    extensions: readonly LoadedExtension[],
+    loadErrors: readonly ExtensionError[] = [],
+    runtime: ExtensionRuntime = createExtensionRuntime(),
+  ) {
     this.extensions = extensions;
+    this.runtime = runtime;
     this.loadErrors = [...loadErrors];
     this.pendingErrors.push(...loadErrors);
     for (const e of extensions) e.context = () => this.context;
@@ -136,6 +146,22 @@ export class ExtensionRunner {
 
   getUIContext(): ExtensionUIContext {
     return this.uiContext;
+  }
+
+  /** Every flag the extensions registered (a later registration of a name wins). */
+  getFlags(): Map<string, ExtensionFlag> {
+    const out = new Map<string, ExtensionFlag>();
+    for (const e of this.extensions) for (const [n, f] of e.flags) out.set(n, f);
+    return out;
+  }
+
+  /** Sets a flag's value (the host's parsed command line); `getFlag` returns it from now on. */
+  setFlagValue(name: string, value: boolean | string): void {
+    this.runtime.flagValues.set(name, value);
+  }
+
+  getFlagValues(): Map<string, boolean | string> {
+    return new Map(this.runtime.flagValues);
   }
 
   /** Whether the host has a user interface (the context's `hasUI`). */

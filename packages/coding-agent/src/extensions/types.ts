@@ -9,10 +9,13 @@ import type { ImageContent, TextContent, TSchema } from "@tiller/ai";
 import type { BashResult } from "../agent-session/user-bash.js";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { CompactionPreparation } from "../compaction/entry-compaction.js";
+import type { EventBus } from "../event-bus.js";
+import type { ProviderConfig } from "../models/models-json.js";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.js";
 import type { BashOperations } from "../tools/bash.js";
 import type { ExtensionCommandContext, ExtensionContext } from "./context.js";
 import type { ExecOptions, ExecResult } from "./exec.js";
+import type { ExtensionActions } from "./extension-runtime.js";
 import type { SourceInfo } from "./source-info.js";
 import type { ToolDefinition } from "./tool-definition.js";
 
@@ -153,8 +156,22 @@ export interface ExtensionCommand {
   handler: (args: string, ctx: ExtensionCommandContext) => void | Promise<void>;
 }
 
-/** The object an extension's factory receives. */
-export interface ExtensionAPI {
+/** A command-line flag an extension defines (`getFlag` reads its value). */
+export interface ExtensionFlag {
+  name: string;
+  description?: string;
+  type: "boolean" | "string";
+  default?: boolean | string;
+  /** The extension that registered it. */
+  extensionPath: string;
+}
+
+/**
+ * The object an extension's factory receives (pi's ExtensionAPI without the terminal-UI registrations). The
+ * session actions (`sendMessage` … `unregisterProvider`) go through the shared ExtensionRuntime: they throw while
+ * the extension loads and act on the session once it is bound; providers registered while loading are queued.
+ */
+export interface ExtensionAPI extends Omit<ExtensionActions, "refreshTools"> {
   /** The folder the CLI runs in. */
   readonly cwd: string;
   on<K extends ExtensionEventName>(event: K, handler: HandlerOf<K>): void;
@@ -166,6 +183,13 @@ export interface ExtensionAPI {
   registerCommand(name: string, command: ExtensionCommand): void;
   /** Runs a program (no shell) in `options.cwd` or the extension's cwd; see `execCommand`. */
   exec(command: string, args: string[], options?: ExecOptions): Promise<ExecResult>;
+  /** Defines a flag; its value comes from the host (`extensionFlagValues`), else `default`. */
+  registerFlag(name: string, options: Omit<ExtensionFlag, "name" | "extensionPath">): void;
+  getFlag(name: string): boolean | string | undefined;
+  registerProvider(name: string, config: ProviderConfig): void;
+  unregisterProvider(name: string): void;
+  /** Shared by the extensions of one load: a channel between them. */
+  events: EventBus;
 }
 
 /** The module shape the loader accepts: a default-exported (or module-level) factory. */
