@@ -73,7 +73,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   Extension: "Tiller's loaded extension keeps tools and commands of its own shape (no renderers, flags, shortcuts)",
   ExtensionAPI:
     "Tiller's API has on/registerTool(ToolDefinition)/registerCommand/exec; pi's message, flag, shortcut, renderer and provider registration members are not there yet",
-  ExtensionActions: "pi's action set includes TUI and provider registration",
   ExtensionCommandContextActions:
     "a pi host's withSession callbacks take pi's ReplacedSessionContext (with pi's nominal ModelRegistry); Tiller's take its command context",
   ExtensionContextActions:
@@ -81,9 +80,7 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   ExtensionError: "Tiller reports {extension, phase, message}; pi {extensionPath, event, error, stack}",
   ExtensionEvent:
     "pi's union also has resources_discover, after_provider_response, model_select and thinking_level_select, not dispatched by Tiller yet",
-  ExtensionFactory: "it receives Tiller's ExtensionAPI (above)",
-  ExtensionFlag: "not in Tiller yet: part of pi's larger extension/tool API",
-  ExtensionRuntime: "pi's action set includes TUI and provider registration",
+  ExtensionFactory: "its parameter is the ExtensionAPI (above)",
   ExtensionShortcut: "terminal UI: comes with the TUI issue",
   InputSource: "not in Tiller yet: part of pi's larger extension/tool API",
   InteractiveModeOptions: "terminal UI: comes with the TUI issue",
@@ -92,8 +89,9 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   MainOptions: "extensionFactories take pi's ExtensionAPI",
   MessageRenderOptions: "terminal UI: comes with the TUI issue",
   MessageRenderer: "terminal UI: comes with the TUI issue",
-  ProviderConfig: "models.json provider config of Tiller's own shape",
-  ProviderModelConfig: "not in Tiller yet: part of pi's larger extension/tool API",
+  ProviderConfig:
+    "Tiller's provider config (models.json shape) has no streamSimple (a custom stream function), oauth or authHeader: a provider that needs them is not served yet",
+  ProviderModelConfig: "models of ProviderConfig (above)",
   ReadonlyFooterDataProvider: "terminal UI: comes with the TUI issue",
   RegisteredCommand: "pi's commands also offer getArgumentCompletions (terminal-UI autocomplete items)",
   RenderDiffOptions: "terminal UI: comes with the TUI issue",
