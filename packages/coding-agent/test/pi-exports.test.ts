@@ -82,7 +82,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
     "pi's union also has resources_discover, after_provider_response, model_select and thinking_level_select, not dispatched by Tiller yet",
   ExtensionFactory: "its parameter is the ExtensionAPI (above)",
   ExtensionShortcut: "terminal UI: comes with the TUI issue",
-  InputSource: "not in Tiller yet: part of pi's larger extension/tool API",
   InteractiveModeOptions: "terminal UI: comes with the TUI issue",
   KeybindingsManager: "terminal UI: comes with the TUI issue",
   LoadExtensionsResult: "Tiller adds the `runner` that dispatches the loaded extensions",

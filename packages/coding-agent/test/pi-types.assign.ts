@@ -173,6 +173,7 @@ export const input = {
   UserBashEventResult: (x: Pi.UserBashEventResult): T.UserBashEventResult => x,
   BeforeProviderRequestEventResult: (x: Pi.BeforeProviderRequestEventResult): T.BeforeProviderRequestEventResult => x,
   ExtensionFlag: (x: Pi.ExtensionFlag): T.ExtensionFlag => x,
+  InputSource: (x: Pi.InputSource): T.InputSource => x,
   ExtensionActions: (x: Pi.ExtensionActions): T.ExtensionActions => x,
   ExtensionRuntime: (x: Pi.ExtensionRuntime): T.ExtensionRuntime => x,
   ModelInfo: (x: Pi.ModelInfo): T.ModelInfo => x,

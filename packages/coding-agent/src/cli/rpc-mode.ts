@@ -275,7 +275,7 @@ export async function serveRpc(setup: CliSetup): Promise<void> {
     const off = session.subscribe((e) => {
       if (e.type === "agent_start") answer({});
     });
-    submit(setup, message, behavior as "steer" | "followUp" | undefined, cmd.images as never).then(
+    submit(setup, message, behavior as "steer" | "followUp" | undefined, cmd.images as never, "rpc").then(
       (r) => answer(r.kind === "queued" ? { data: { queued: r.as } } : {}),
       (err: unknown) => {
         const text = err instanceof Error ? err.message : String(err);

@@ -23,6 +23,7 @@ import { createSessionContext, sessionCommandActions } from "../extensions/conte
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
 import { loadExtensions } from "../extensions/loader.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
+import type { InputSource } from "../extensions/types.js";
 import { createNoUIContext } from "../extensions/ui-context.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import type { McpManager } from "../mcp/manager.js";
@@ -308,9 +309,12 @@ export async function submit(
   text: string,
   behavior: "steer" | "followUp" | undefined,
   images?: ImageContent[],
+  source: InputSource = "interactive",
 ): Promise<SubmitResult> {
-  const input = await setup.extensions.input(text);
-  if (input === undefined) return { kind: "handled" };
+  const answer = await setup.extensions.emitInput(text, images, source);
+  if (answer.action === "handled") return { kind: "handled" };
+  const input = answer.action === "transform" ? answer.text : text;
+  if (answer.action === "transform" && answer.images) images = answer.images;
   if (await setup.extensions.runCommand(input)) return { kind: "handled" };
   const expanded = expandPromptTemplate(input, setup.templates, setup.skills) ?? input;
   const { session } = setup;

@@ -8,6 +8,7 @@ import type {
   BeforeToolCallContext,
   BeforeToolCallResult,
 } from "@tiller/agent";
+import type { ImageContent } from "@tiller/ai";
 import {
   type ExtensionCommandContext,
   type ExtensionCommandContextActions,
@@ -26,6 +27,7 @@ import type {
   ExtensionFlag,
   ExtensionResult,
   HandlerOf,
+  InputSource,
   ResolvedCommand,
 } from "./types.js";
 import { createNoUIContext, type ExtensionUIContext } from "./ui-context.js";
@@ -303,16 +305,40 @@ export class ExtensionRunner {
     await this.emit(event as ExtensionEventMap[typeof event.type]);
   }
 
-  /** `input`: returns the (maybe transformed) text, or undefined when an extension handled it. */
-  async input(text: string): Promise<string | undefined> {
+  /**
+   * `input` (pi's `emitInput`): handlers see the text and images as transformed so far; the first `handled` ends
+   * it. Returns `transform` when anything changed, else `continue`.
+   */
+  async emitInput(
+    text: string,
+    images: ImageContent[] | undefined,
+    source: InputSource,
+  ): Promise<ExtensionResult<"input">> {
     let current = text;
-    let handled = false;
-    await this.each("input", { type: "input", text }, (r) => {
-      if (handled || !r) return;
-      if (r.action === "handled") handled = true;
-      else if (r.action === "transform" && typeof r.text === "string") current = r.text;
-    });
-    return handled ? undefined : current;
+    let currentImages = images;
+    for (const [ext, handler] of this.handlersOf("input")) {
+      const r = await this.call(ext, "input", handler, {
+        type: "input",
+        text: current,
+        ...(currentImages ? { images: currentImages } : {}),
+        source,
+      });
+      if (r?.action === "handled") return r;
+      if (r?.action === "transform" && typeof r.text === "string") {
+        current = r.text;
+        currentImages = r.images ?? currentImages;
+      }
+    }
+    return current !== text || currentImages !== images
+      ? { action: "transform", text: current, ...(currentImages ? { images: currentImages } : {}) }
+      : { action: "continue" };
+  }
+
+  /** `input` for text alone: the (maybe transformed) text, or undefined when an extension handled it. */
+  async input(text: string, source: InputSource = "interactive"): Promise<string | undefined> {
+    const r = await this.emitInput(text, undefined, source);
+    if (r.action === "handled") return undefined;
+    return r.action === "transform" ? r.text : text;
   }
 
   /** `before_agent_start`: the system prompt for this run; later extensions see earlier replacements. */

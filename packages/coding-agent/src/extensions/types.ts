@@ -32,6 +32,9 @@ export interface TreePreparation {
   label?: string;
 }
 
+/** Where user input came from: the terminal UI (and print mode), an RPC client, or an extension. */
+export type InputSource = "interactive" | "rpc" | "extension";
+
 /** Why a session (re)started. */
 export type SessionStartReason = "startup" | "new" | "resume" | "fork";
 
@@ -74,7 +77,7 @@ export interface ExtensionEventMap {
   /** Before each request to the model's provider: a handler may return a replacement request body. */
   before_provider_request: { type: "before_provider_request"; payload: unknown };
   /** Raw user input before template expansion; a handler may transform it or handle it entirely. */
-  input: { type: "input"; text: string };
+  input: { type: "input"; text: string; images?: ImageContent[]; source: InputSource };
   /** Before a run starts: the handler may replace the system prompt for this run. */
   before_agent_start: { type: "before_agent_start"; prompt: string; systemPrompt: string };
   /** Before each model call: the handler may replace the messages sent (the transcript itself is unchanged). */
@@ -127,7 +130,10 @@ export interface ExtensionResultMap {
    * while `on` infers its event, and object literals returned by handlers would lose their literal types.
    */
   before_provider_request: object | string | number | boolean | null;
-  input: { action: "continue" } | { action: "transform"; text: string } | { action: "handled" };
+  input:
+    | { action: "continue" }
+    | { action: "transform"; text: string; images?: ImageContent[] }
+    | { action: "handled" };
   before_agent_start: { systemPrompt?: string };
   context: { messages?: AgentMessage[] };
   /** `requireApproval`: the call waits for a person's decision (the first handler that asks wins). */
