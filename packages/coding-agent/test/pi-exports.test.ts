@@ -99,7 +99,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   SessionInfo: "Tiller's listing reads file heads and tails: sizeBytes instead of messageCount/allMessagesText",
   SettingsCallbacks: "terminal UI: comes with the TUI issue",
   SettingsConfig: "terminal UI: comes with the TUI issue",
-  SkillFrontmatter: "not in Tiller yet: part of pi's larger extension/tool API",
   TerminalInputHandler: "terminal UI: comes with the TUI issue",
   ThemeColor: "terminal UI: comes with the TUI issue",
   ToolExecutionOptions: "terminal UI: comes with the TUI issue",

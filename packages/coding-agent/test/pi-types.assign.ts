@@ -174,6 +174,7 @@ export const input = {
   BeforeProviderRequestEventResult: (x: Pi.BeforeProviderRequestEventResult): T.BeforeProviderRequestEventResult => x,
   ExtensionFlag: (x: Pi.ExtensionFlag): T.ExtensionFlag => x,
   InputSource: (x: Pi.InputSource): T.InputSource => x,
+  SkillFrontmatter: (x: Pi.SkillFrontmatter): T.SkillFrontmatter => x,
   ExtensionActions: (x: Pi.ExtensionActions): T.ExtensionActions => x,
   ExtensionRuntime: (x: Pi.ExtensionRuntime): T.ExtensionRuntime => x,
   ModelInfo: (x: Pi.ModelInfo): T.ModelInfo => x,
