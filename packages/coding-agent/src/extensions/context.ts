@@ -179,3 +179,43 @@ export function createSessionContext(
     actions: sessionContextActions(session, options.shutdown),
   });
 }
+
+const UNBOUND = "Extension context not available yet: the extension's runner is not bound to a session.";
+const unbound = (): never => {
+  throw new Error(UNBOUND);
+};
+/** Command actions before a host bound any: waiting is a no-op, the rest rejects. */
+export const NO_COMMAND_ACTIONS: ExtensionCommandContextActions = {
+  waitForIdle: async () => {},
+  newSession: () => Promise.reject(new Error(UNBOUND)),
+  fork: () => Promise.reject(new Error(UNBOUND)),
+  navigateTree: () => Promise.reject(new Error(UNBOUND)),
+  switchSession: () => Promise.reject(new Error(UNBOUND)),
+  reload: () => Promise.reject(new Error(UNBOUND)),
+};
+
+/** The context before the host bound one: idle, no UI; session-bound members throw. */
+export function unboundContext(ui: () => ExtensionUIContext): ExtensionContext {
+  return {
+    get ui() {
+      return ui();
+    },
+    hasUI: false,
+    cwd: process.cwd(),
+    get sessionManager() {
+      return unbound();
+    },
+    get modelRegistry() {
+      return unbound();
+    },
+    model: undefined,
+    signal: undefined,
+    isIdle: () => true,
+    abort: () => {},
+    hasPendingMessages: () => false,
+    shutdown: () => {},
+    getContextUsage: () => undefined,
+    compact: unbound,
+    getSystemPrompt: unbound,
+  };
+}

@@ -13,6 +13,8 @@ import {
   type ExtensionCommandContext,
   type ExtensionCommandContextActions,
   type ExtensionContext,
+  NO_COMMAND_ACTIONS,
+  unboundContext,
   withCommandActions,
 } from "./context.js";
 import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
@@ -46,45 +48,6 @@ const BEFORE_EVENTS = new Set<string>([
 ]);
 
 export { errorText, instantiateExtension, type LoadedExtension } from "./instantiate.js";
-
-const UNBOUND = "Extension context not available yet: the extension's runner is not bound to a session.";
-const unbound = (): never => {
-  throw new Error(UNBOUND);
-};
-const NO_COMMAND_ACTIONS: ExtensionCommandContextActions = {
-  waitForIdle: async () => {},
-  newSession: () => Promise.reject(new Error(UNBOUND)),
-  fork: () => Promise.reject(new Error(UNBOUND)),
-  navigateTree: () => Promise.reject(new Error(UNBOUND)),
-  switchSession: () => Promise.reject(new Error(UNBOUND)),
-  reload: () => Promise.reject(new Error(UNBOUND)),
-};
-
-/** The context before the host bound one: idle, no UI; session-bound members throw. */
-function unboundContext(ui: () => ExtensionUIContext): ExtensionContext {
-  return {
-    get ui() {
-      return ui();
-    },
-    hasUI: false,
-    cwd: process.cwd(),
-    get sessionManager() {
-      return unbound();
-    },
-    get modelRegistry() {
-      return unbound();
-    },
-    model: undefined,
-    signal: undefined,
-    isIdle: () => true,
-    abort: () => {},
-    hasPendingMessages: () => false,
-    shutdown: () => {},
-    getContextUsage: () => undefined,
-    compact: unbound,
-    getSystemPrompt: unbound,
-  };
-}
 
 /**
  * Dispatches events to every loaded extension in load order. A handler that throws or rejects is reported through
