@@ -42,6 +42,7 @@ beforeEach(() => {
   for (const name of ["session_before_switch", "session_before_fork"])
     api.on(name, (e) => { h().log.push(name + ":" + (e.reason ?? e.entryId)); return h().decide?.(e); });
   api.on("session_start", (e) => { h().log.push("start:" + e.reason); });
+  api.on("session_shutdown", (e) => { h().log.push("shutdown:" + e.reason + ":" + (e.targetSessionFile ?? "none")); });
   api.registerCommand("fresh", { handler: async (_args, ctx) => {
     const r = await ctx.newSession({ withSession: async (next) => { h().withSession = next.sessionManager.getSessionId(); } });
     h().log.push("fresh:" + r.cancelled);
@@ -93,7 +94,10 @@ describe("extensions and session replacement", () => {
       "session_before_switch:resume",
       "session_before_switch:resume",
     ]);
+    // Only the switch that happened shut the old session down, naming where it continues.
+    expect(hooks.log.filter((l) => l.startsWith("shutdown:"))).toEqual([`shutdown:resume:${otherFile}`]);
     await runtime.dispose();
+    expect(hooks.log.at(-1)).toBe("shutdown:quit:none");
   });
 
   it("session_before_fork cancels a fork; without a veto the fork happens", async () => {

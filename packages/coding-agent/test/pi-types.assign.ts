@@ -226,6 +226,8 @@ export const output = {
   SessionBeforeForkEvent: (x: T.SessionBeforeForkEvent): Pi.SessionBeforeForkEvent => x,
   SessionBeforeSwitchEvent: (x: T.SessionBeforeSwitchEvent): Pi.SessionBeforeSwitchEvent => x,
   UserBashEvent: (x: T.UserBashEvent): Pi.UserBashEvent => x,
+  // What handlers receive (the input check above: what a pi program may emit through the runner).
+  SessionShutdownEvent: (x: T.SessionShutdownEvent): Pi.SessionShutdownEvent => x,
   SessionBeforeTreeEvent: (x: T.SessionBeforeTreeEvent): Pi.SessionBeforeTreeEvent => x,
   SessionTreeEvent: (x: T.SessionTreeEvent): Pi.SessionTreeEvent => x,
   BeforeProviderRequestEvent: (x: T.BeforeProviderRequestEvent): Pi.BeforeProviderRequestEvent => x,

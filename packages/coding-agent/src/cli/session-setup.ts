@@ -292,7 +292,7 @@ const AGENT_EVENT_TYPES: Record<string, true> = {
 
 /** Ends a CLI session: extensions get `session_shutdown`, then the session file's lock is released. */
 export async function shutdown(setup: CliSetup): Promise<void> {
-  await setup.extensions.emit({ type: "session_shutdown" });
+  await setup.extensions.emit({ type: "session_shutdown", reason: "quit" });
   await setup.mcp?.stop();
   setup.session.dispose();
 }

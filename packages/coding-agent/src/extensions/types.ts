@@ -41,7 +41,12 @@ export type SessionStartReason = "startup" | "new" | "resume" | "fork";
 /** Events an extension can only observe, plus those whose handler result changes what happens. */
 export interface ExtensionEventMap {
   session_start: { type: "session_start"; reason: SessionStartReason; sessionId?: string };
-  session_shutdown: { type: "session_shutdown" };
+  /** The session ends: the program quits, or the session is replaced (`targetSessionFile`: where it continues). */
+  session_shutdown: {
+    type: "session_shutdown";
+    reason: "quit" | "reload" | "new" | "resume" | "fork";
+    targetSessionFile?: string;
+  };
   /** Before the session is replaced by a new one or another file: a handler may cancel. */
   session_before_switch: { type: "session_before_switch"; reason: "new" | "resume"; targetSessionFile?: string };
   /** Before a fork: a handler may cancel. */

@@ -126,7 +126,8 @@ export class AgentSessionRuntime {
     if (this.disposed) throw new Error("AgentSessionRuntime was disposed");
     if (this.current.isStreaming) await this.current.abort();
     this.beforeInvalidate?.();
-    await this.teardown();
+    const target = sessionManager.getSessionFile();
+    await this.teardown(sessionStartEvent.reason === "startup" ? "quit" : sessionStartEvent.reason, target);
     const next = await this.createRuntime({
       cwd: sessionManager.getCwd(),
       agentDir: this.currentServices.agentDir,
@@ -143,10 +144,13 @@ export class AgentSessionRuntime {
     return { cancelled: false };
   }
 
-  private async teardown(): Promise<void> {
+  private async teardown(
+    reason: ExtensionEventMap["session_shutdown"]["reason"] = "quit",
+    targetSessionFile?: string,
+  ): Promise<void> {
     const runner = this.currentServices.resourceLoader.getExtensions();
     runner.runtime.invalidate();
-    await runner.runner.emit({ type: "session_shutdown" });
+    await runner.runner.emit({ type: "session_shutdown", reason, ...(targetSessionFile ? { targetSessionFile } : {}) });
     this.current.dispose();
   }
 
