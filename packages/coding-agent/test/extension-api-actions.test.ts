@@ -71,13 +71,17 @@ describe("ExtensionAPI actions", () => {
       extensionFlagValues: new Map([["verbose", true]]),
     });
     faux.setResponses([fauxAssistantMessage("ok")]);
-    const { session } = await createAgentSessionFromServices({
+    const { session, extensionsResult } = await createAgentSessionFromServices({
       services,
       sessionManager: SessionManager.inMemory(cwd),
       model: faux.getModel("thinker"),
       tools: ["read", "bash"],
     });
     const seen = g.__apiSeen as Seen;
+    // pi's extensionsResult: the loaded extensions and the runner that runs them in this session.
+    expect(extensionsResult.runner).toBe(session.extensionRunner);
+    expect(extensionsResult.extensions.map((e) => e.path)).toEqual([join(agentDir, "extensions", "actions.ts")]);
+    expect(extensionsResult.runtime).toBe(session.extensionRunner.runtime);
     expect(seen.atLoad).toMatch(/cannot be called during extension loading/);
     expect(session.modelRegistry.find("extprov", "ext-model")?.baseUrl).toBe("http://127.0.0.1:9/v1");
 

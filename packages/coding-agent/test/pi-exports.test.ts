@@ -66,7 +66,7 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   BuildSystemPromptOptions: "Tiller's system-prompt builder takes context files and skills directly",
   CreateAgentSessionFromServicesOptions: "customTools are ToolDefinitions (above)",
   CreateAgentSessionOptions: "Tiller's options take AgentTool objects, pi's take tool names and a resource loader",
-  CreateAgentSessionResult: "pi's result also carries extensionsResult",
+  CreateAgentSessionResult: "its session is Tiller's AgentSession (see PENDING_PI_CLASSES); extensionsResult is there",
   CreateAgentSessionRuntimeFactory: "its result types differ (above)",
   CreateAgentSessionRuntimeResult: "its result types differ (above)",
   CreateAgentSessionServicesOptions: "resourceLoaderOptions differ (above)",
