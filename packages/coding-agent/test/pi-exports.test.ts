@@ -118,7 +118,7 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   ModelRegistry:
     "permanent: its authStorage is typed as pi's AuthStorage class, whose private members no other class matches (the extension-context check compares the other public members)",
   ExtensionRunner:
-    "pi's constructor takes the session's parts and bindCore/setFlagValue/getFlags/getShortcuts/getMessageRenderer/emitMessageEnd/emitInput/emitContext/emitBeforeAgentStart/emitResourcesDiscover/emitToolCall/emitToolResult/invalidate/shutdown are not there (Tiller: setContext, input, transformContext, beforeAgentStart, toolCall, toolResult)",
+    "7 of pi's members are not there: bindCore (Tiller binds setContext/bindCommandContext and the shared runtime), getShortcuts/getShortcutDiagnostics/getMessageRenderer (terminal UI), getCommandDiagnostics, emitMessageEnd and emitResourcesDiscover (events Tiller does not dispatch yet); its contexts hold Tiller's ModelRegistry",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
 };
