@@ -77,7 +77,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
     "a pi host's withSession callbacks take pi's ReplacedSessionContext (with pi's nominal ModelRegistry); Tiller's take its command context",
   ExtensionContextActions:
     "pi's getContextUsage may report null tokens (unknown right after a compaction); Tiller always estimates a number",
-  ExtensionError: "Tiller reports {extension, phase, message}; pi {extensionPath, event, error, stack}",
   ExtensionEvent:
     "pi's union also has resources_discover, after_provider_response, model_select and thinking_level_select, not dispatched by Tiller yet",
   ExtensionFactory: "its parameter is the ExtensionAPI (above)",

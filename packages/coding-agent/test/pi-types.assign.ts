@@ -205,6 +205,7 @@ export const parts = {
 
 export const output = {
   ToolInfo: (x: T.ToolInfo): Pi.ToolInfo => x,
+  ExtensionError: (x: T.ExtensionError): Pi.ExtensionError => x,
   ExecResult: (x: T.ExecResult): Pi.ExecResult => x,
   SlashCommandInfo: (x: T.SlashCommandInfo): Pi.SlashCommandInfo => x,
   RpcSessionState: (x: T.RpcSessionState): Pi.RpcSessionState => x,

@@ -26,7 +26,7 @@ export async function discoverAndLoadExtensions(
   });
   return {
     extensions: runner.extensions.map((e) => ({ ...e, resolvedPath: e.path })),
-    errors: runner.loadErrors.map((e) => ({ path: e.extension, error: e.message })),
+    errors: runner.loadErrors.map((e) => ({ path: e.extensionPath, error: e.error })),
     runtime: runner.runtime,
     runner,
   };

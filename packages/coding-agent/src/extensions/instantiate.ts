@@ -117,8 +117,14 @@ export async function instantiateExtension(
     await factory(api);
     return { extension: ext };
   } catch (err) {
-    return { error: { extension: path, phase: "load", message: errorText(err) } };
+    return { error: errorOf(path, "load", err) };
   }
+}
+
+/** An ExtensionError for `err` thrown by `extensionPath` during `event`. */
+export function errorOf(extensionPath: string, event: string, err: unknown): ExtensionError {
+  const stack = err instanceof Error ? err.stack : undefined;
+  return { extensionPath, event, error: errorText(err), ...(stack ? { stack } : {}) };
 }
 
 /** The message of a thrown value (an Error's message, else its string form). */

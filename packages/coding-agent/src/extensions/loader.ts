@@ -3,6 +3,7 @@ import { extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createEventBus, type EventBus } from "../event-bus.js";
 import { createExtensionRuntime } from "./extension-runtime.js";
+import { errorOf } from "./instantiate.js";
 import { ExtensionRunner, errorText, instantiateExtension, type LoadedExtension } from "./runner.js";
 import type { ExtensionError, ExtensionFactory } from "./types.js";
 
@@ -112,7 +113,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Ex
     try {
       isDir = statSync(full).isDirectory();
     } catch {
-      errors.push({ extension: full, phase: "load", message: "file not found" });
+      errors.push({ extensionPath: full, event: "load", error: "file not found" });
       continue;
     }
     if (isDir) {
@@ -134,11 +135,11 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Ex
     try {
       factory = pickFactory(await importModule(file));
     } catch (err) {
-      errors.push({ extension: file, phase: "load", message: errorText(err) });
+      errors.push(errorOf(file, "load", err));
       continue;
     }
     if (!factory) {
-      errors.push({ extension: file, phase: "load", message: "module has no default-exported function" });
+      errors.push({ extensionPath: file, event: "load", error: "module has no default-exported function" });
       continue;
     }
     const r = await instantiateExtension(file, factory, cwd, shared);

@@ -8,7 +8,7 @@ import {
   withCommandActions,
 } from "./context.js";
 import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
-import { errorText, type LoadedExtension } from "./instantiate.js";
+import { errorOf, type LoadedExtension } from "./instantiate.js";
 import { localExtensionSource } from "./source-info.js";
 import type { RegisteredTool, ToolDefinition } from "./tool-definition.js";
 import type {
@@ -204,7 +204,7 @@ export class ExtensionRunnerCore {
     try {
       await cmd.handler(m[2] ?? "", this.createCommandContext());
     } catch (err) {
-      this.report({ extension: cmd.extension, phase: `command:/${m[1]}`, message: errorText(err) });
+      this.report(errorOf(cmd.extension, `command:/${m[1]}`, err));
     }
     return true;
   }
@@ -250,7 +250,7 @@ export class ExtensionRunnerCore {
     try {
       return (await handler(payload, this.context)) ?? undefined;
     } catch (err) {
-      this.report({ extension: ext.path, phase: event, message: errorText(err) });
+      this.report(errorOf(ext.path, event, err));
       return undefined;
     }
   }

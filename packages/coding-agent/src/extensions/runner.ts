@@ -8,7 +8,7 @@ import type {
   BeforeToolCallResult,
 } from "@tiller/agent";
 import type { ImageContent } from "@tiller/ai";
-import { errorText } from "./instantiate.js";
+import { errorOf, errorText } from "./instantiate.js";
 import { ExtensionRunnerCore } from "./runner-core.js";
 import type { ExtensionEventMap, ExtensionResult, InputSource } from "./types.js";
 
@@ -130,7 +130,7 @@ export class ExtensionRunner extends ExtensionRunnerCore {
         )) as typeof r;
       } catch (err) {
         const message = errorText(err);
-        this.report({ extension: ext.path, phase: "tool_call", message });
+        this.report(errorOf(ext.path, "tool_call", err));
         return { block: true, reason: `Blocked: extension ${ext.path} failed while checking this call: ${message}` };
       }
       if (!r) continue;

@@ -208,11 +208,14 @@ export type ExtensionFactory = (api: ExtensionAPI) => void | Promise<void>;
 
 /** A problem with an extension: failed to load, factory threw, or a handler threw. Reported, never fatal. */
 export interface ExtensionError {
-  /** Path of the extension module (or "<inline>"). */
-  extension: string;
-  /** Event or phase: "load", a handler's event name, or "command:/name". */
-  phase: string;
-  message: string;
+  /** Path of the extension module (or the factory's name). */
+  extensionPath: string;
+  /** What failed: "load", a handler's event name, or "command:/name". */
+  event: string;
+  /** The error's message. */
+  error: string;
+  /** The stack of a thrown Error, when there is one. */
+  stack?: string;
 }
 
 export type { ExecOptions, ExecResult } from "./exec.js";

@@ -120,7 +120,7 @@ export class DefaultResourceLoader implements ResourceLoader {
     });
     const extensions: LoadExtensionsResult = {
       extensions: runner.extensions.map((e): Extension => ({ ...e, resolvedPath: e.path })),
-      errors: runner.loadErrors.map((e) => ({ path: e.extension, error: e.message })),
+      errors: runner.loadErrors.map((e) => ({ path: e.extensionPath, error: e.error })),
       runtime: runner.runtime,
       runner,
     };

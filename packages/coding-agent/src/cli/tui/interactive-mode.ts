@@ -103,7 +103,7 @@ class InteractiveApp implements CommandHost {
       );
       for (const n of this.setup.notes) this.handler.notice(n.message, n.level);
       this.setup.extensions.onError((e) =>
-        this.handler.notice(`extension ${e.extension} (${e.phase}): ${e.message}`, "error"),
+        this.handler.notice(`extension ${e.extensionPath} (${e.event}): ${e.error}`, "error"),
       );
       this.attach();
       if (this.setup.session.messages.length > 0) this.showBranch();
