@@ -7,6 +7,7 @@
 import type { Agent, AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
 import { clampThinkingLevel, getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
 import type { PromptTemplate } from "../context/prompt-templates.js";
+import type { ExtensionBindings, ExtensionCommandContext } from "../extensions/context.js";
 import { ExtensionRunner } from "../extensions/runner.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
@@ -25,6 +26,18 @@ export type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js"
 export type { ModelCycleResult, ScopedModel } from "./model-cycling.js";
 export type { ToolInfo } from "./tool-registry.js";
 export type { BashResult } from "./user-bash.js";
+
+/** A command context that can also send messages into its session (pi's ReplacedSessionContext). */
+export interface ReplacedSessionCommandContext extends ExtensionCommandContext {
+  sendMessage<T = unknown>(
+    message: Pick<CustomMessage<T>, "customType" | "content" | "display" | "details">,
+    options?: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" },
+  ): Promise<void>;
+  sendUserMessage(
+    content: string | (TextContent | ImageContent)[],
+    options?: { deliverAs?: "steer" | "followUp" },
+  ): Promise<void>;
+}
 
 export class AgentSession extends AgentSessionCore {
   private scoped: ScopedModel[] = [];
@@ -358,6 +371,35 @@ export class AgentSession extends AgentSessionCore {
   }
   /** The agent's `onPayload` before `useExtensionHooks` wrapped it (kept so a second call does not wrap twice). */
   private basePayload: { fn: Agent["onPayload"] } | undefined;
+
+  /**
+   * pi's `bindExtensions`: the host's UI, `/command` session controls, shutdown handler and error listener for the
+   * session's extensions. Unlike pi's it emits no `session_start`: the session delivered that when it was created.
+   */
+  async bindExtensions(bindings: ExtensionBindings): Promise<void> {
+    const runner = this.runner;
+    if (bindings.uiContext) runner.setUIContext(bindings.uiContext);
+    if (bindings.commandContextActions) runner.bindCommandContext(bindings.commandContextActions);
+    if (bindings.shutdownHandler) runner.setShutdownHandler(bindings.shutdownHandler);
+    if (bindings.onError) runner.onError(bindings.onError);
+  }
+
+  /**
+   * pi's `createReplacedSessionContext`: the command context of this session plus `sendMessage` /
+   * `sendUserMessage`, what a `withSession` callback works with after the session was replaced.
+   */
+  createReplacedSessionContext(): ReplacedSessionCommandContext {
+    return Object.assign(this.runner.createCommandContext(), {
+      sendMessage: <T = unknown>(
+        message: Pick<CustomMessage<T>, "customType" | "content" | "display" | "details">,
+        options?: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" },
+      ) => this.sendCustomMessage(message, options),
+      sendUserMessage: (
+        content: string | (TextContent | ImageContent)[],
+        options?: { deliverAs?: "steer" | "followUp" },
+      ) => this.sendUserMessage(content, options),
+    });
+  }
 
   /** Whether any loaded extension handles `eventType`. */
   hasExtensionHandlers(eventType: string): boolean {

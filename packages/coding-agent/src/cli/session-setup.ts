@@ -256,7 +256,14 @@ export function wireExtensions(
   runner.setUIContext(
     createNoUIContext(options.notify ?? ((m: string, level: string) => process.stderr.write(`[${level}] ${m}\n`))),
   );
-  runner.setContext(createSessionContext(session, { cwd, hasUI: options.hasUI, ui: () => runner.getUIContext() }));
+  runner.setContext(
+    createSessionContext(session, {
+      cwd,
+      hasUI: options.hasUI,
+      ui: () => runner.getUIContext(),
+      shutdown: () => runner.shutdown(),
+    }),
+  );
   runner.bindCommandContext(sessionCommandActions(session));
   bindExtensionRuntime(runner.runtime, session);
   session.useExtensionHooks(runner);

@@ -10,7 +10,17 @@ import type { CompactionResult } from "../compaction/compact.js";
 import type { ModelRegistry } from "../models/model-registry.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { ReadonlySessionManager } from "../session/types.js";
+import type { ExtensionError } from "./types.js";
 import type { ExtensionUIContext } from "./ui-context.js";
+
+/** What a host hands `AgentSession.bindExtensions` (pi's ExtensionBindings); each part is optional. */
+export interface ExtensionBindings {
+  uiContext?: ExtensionUIContext;
+  commandContextActions?: ExtensionCommandContextActions;
+  /** What `ctx.shutdown()` does. */
+  shutdownHandler?: () => void;
+  onError?: (error: ExtensionError) => void;
+}
 
 /** Options of `ctx.compact`: it starts the compaction and reports the outcome through the callbacks. */
 export interface CompactOptions {

@@ -217,10 +217,16 @@ export class ExtensionRunner extends ExtensionRunnerCore {
     this.runtime.invalidate(message);
   }
 
-  /** pi's `shutdown`: asks the host to end, as an extension's `ctx.shutdown()` does. */
+  /** pi's `shutdown`: asks the host to end (the handler `setShutdownHandler` set), as `ctx.shutdown()` does. */
   shutdown(): void {
-    this.createContext().shutdown();
+    this.shutdownHandler();
   }
+
+  /** What `shutdown` (and the contexts the host builds with `() => runner.shutdown()`) does. */
+  setShutdownHandler(handler: (() => void) | undefined): void {
+    this.shutdownHandler = handler ?? (() => {});
+  }
+  private shutdownHandler: () => void = () => {};
 
   /** Hooks in the shape of the agent loop's config (`beforeToolCall`, `afterToolCall`, `transformContext`). */
   agentHooks(): {
