@@ -44,7 +44,10 @@ beforeEach(() => {
   api.on("session_start", (e) => { h().log.push("start:" + e.reason); });
   api.on("session_shutdown", (e) => { h().log.push("shutdown:" + e.reason + ":" + (e.targetSessionFile ?? "none")); });
   api.registerCommand("fresh", { handler: async (_args, ctx) => {
-    const r = await ctx.newSession({ withSession: async (next) => { h().withSession = next.sessionManager.getSessionId(); } });
+    const r = await ctx.newSession({ withSession: async (next) => {
+      h().withSession = next.sessionManager.getSessionId();
+      await next.sendMessage({ customType: "hello", content: "sent from withSession", display: true });
+    } });
     h().log.push("fresh:" + r.cancelled);
   } });
 }\n`,
@@ -129,6 +132,10 @@ describe("extensions and session replacement", () => {
     expect(hooks.log).toContain("fresh:false");
     expect(runtime.session.sessionId).not.toBe(first);
     expect(hooks.withSession).toBe(runtime.session.sessionId);
+    // withSession got pi's replaced-session context: it sends into the new session.
+    expect(runtime.session.messages.some((m) => m.role === "custom" && m.content === "sent from withSession")).toBe(
+      true,
+    );
     // The new session's commands are bound to the runtime too: a veto now cancels.
     hooks.decide = () => ({ cancel: true });
     const second = runtime.session.sessionId;

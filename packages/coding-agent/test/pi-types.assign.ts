@@ -57,6 +57,8 @@ type WithContext<D extends { execute: (...a: never[]) => unknown }, C> = Omit<D,
 type PiRegisteredToolPart = Omit<Pi.RegisteredTool, "definition"> & {
   definition: WithContext<Pi.ToolDefinition, PiContextPart>;
 };
+/** A pi command whose handler reads only the command-context members Tiller provides (its completions are TUI). */
+type PiCommandPart<C> = Omit<C, "handler"> & { handler: (args: string, ctx: PiCommandContextPart) => Promise<void> };
 type PiUserBashHandlerPart = (
   event: Pi.UserBashEvent,
   ctx: PiContextPart,
@@ -165,6 +167,8 @@ export const input = {
   // A pi tool's execute gets Tiller's context: every pi member (see PiContextPart).
   ToolDefinition: (x: WithContext<Pi.ToolDefinition, PiContextPart>): T.ToolDefinition => x,
   RegisteredTool: (x: PiRegisteredToolPart): T.RegisteredTool => x,
+  RegisteredCommand: (x: PiCommandPart<Pi.RegisteredCommand>): T.RegisteredCommand => x,
+  ResolvedCommand: (x: PiCommandPart<Pi.ResolvedCommand>): T.ResolvedCommand => x,
   ExtensionHandler: (x: PiUserBashHandlerPart): T.ExtensionHandler<T.UserBashEvent, T.UserBashEventResult> => x,
   ExtensionUIDialogOptions: (x: Pi.ExtensionUIDialogOptions): T.ExtensionUIDialogOptions => x,
   ExtensionWidgetOptions: (x: Pi.ExtensionWidgetOptions): T.ExtensionWidgetOptions => x,

@@ -4,7 +4,7 @@
  * are getters, so a context kept by an extension stays current.
  */
 import type { Model } from "@tiller/ai";
-import type { AgentSession } from "../agent-session/agent-session.js";
+import type { AgentSession, ReplacedSessionCommandContext } from "../agent-session/agent-session.js";
 import type { ContextUsage } from "../agent-session/events.js";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { ModelRegistry } from "../models/model-registry.js";
@@ -58,11 +58,11 @@ export interface ExtensionCommandContextActions {
   newSession: (options?: {
     parentSession?: string;
     setup?: (sessionManager: SessionManager) => Promise<void>;
-    withSession?: (ctx: ExtensionCommandContext) => Promise<void>;
+    withSession?: (ctx: ReplacedSessionCommandContext) => Promise<void>;
   }) => Promise<{ cancelled: boolean }>;
   fork: (
     entryId: string,
-    options?: { position?: "before" | "at"; withSession?: (ctx: ExtensionCommandContext) => Promise<void> },
+    options?: { position?: "before" | "at"; withSession?: (ctx: ReplacedSessionCommandContext) => Promise<void> },
   ) => Promise<{ cancelled: boolean }>;
   navigateTree: (
     targetId: string,
@@ -70,7 +70,7 @@ export interface ExtensionCommandContextActions {
   ) => Promise<{ cancelled: boolean }>;
   switchSession: (
     sessionPath: string,
-    options?: { withSession?: (ctx: ExtensionCommandContext) => Promise<void> },
+    options?: { withSession?: (ctx: ReplacedSessionCommandContext) => Promise<void> },
   ) => Promise<{ cancelled: boolean }>;
   reload: () => Promise<void>;
 }

@@ -65,7 +65,7 @@ export class AgentSessionRuntime {
    */
   private bindCommands(): void {
     const runner = this.current.extensionRunner;
-    const contextOf = (r: ReplacedSessionContext) => r.session.extensionRunner.createCommandContext();
+    const contextOf = (r: ReplacedSessionContext) => r.session.createReplacedSessionContext();
     runner.bindCommandContext({
       ...sessionCommandActions(this.current),
       newSession: (o) =>
