@@ -4,6 +4,7 @@
  */
 import type { AgentMessage } from "@tiller/agent";
 import { describe, expect, it } from "vitest";
+import { loadExtensions } from "../src/index.js";
 import { bothRunners } from "./extension-helpers.js";
 
 const user = (text: string): AgentMessage => ({ role: "user", content: text, timestamp: 1 });
@@ -88,5 +89,26 @@ describe("ExtensionRunner: pi's emit* hooks", () => {
     expect(a).toEqual({ systemPrompt: "base +rule" });
     ours.invalidate("replaced");
     expect(() => ours.runtime.getSessionName()).toThrow("replaced");
+  });
+  it("getCommandDiagnostics reports a /command two extensions registered; the later one runs", async () => {
+    const ran: string[] = [];
+    const runner = await loadExtensions({
+      cwd: process.cwd(),
+      noDiscovery: true,
+      factories: ["first", "second"].map((name) => ({
+        name,
+        factory: (api) => api.registerCommand("deploy", { handler: () => void ran.push(name) }),
+      })),
+    });
+    expect(runner.getCommandDiagnostics()).toEqual([
+      {
+        type: "collision",
+        message: "/deploy is registered by first and second; second's is used",
+        path: "second",
+        collision: { resourceType: "extension", name: "deploy", winnerPath: "second", loserPath: "first" },
+      },
+    ]);
+    await runner.runCommand("/deploy");
+    expect(ran).toEqual(["second"]);
   });
 });

@@ -115,7 +115,7 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   ModelRegistry:
     "permanent: its authStorage is typed as pi's AuthStorage class, whose private members no other class matches (the extension-context check compares the other public members)",
   ExtensionRunner:
-    "7 of pi's members are not there: bindCore (Tiller binds setContext/bindCommandContext and the shared runtime), getShortcuts/getShortcutDiagnostics/getMessageRenderer (terminal UI), getCommandDiagnostics, emitMessageEnd and emitResourcesDiscover (events Tiller does not dispatch yet); its contexts hold Tiller's ModelRegistry",
+    "6 of pi's members are not there: bindCore (Tiller binds setContext/bindCommandContext and the shared runtime), getShortcuts/getShortcutDiagnostics/getMessageRenderer (terminal UI), emitMessageEnd and emitResourcesDiscover (events Tiller does not dispatch yet); its contexts hold Tiller's ModelRegistry",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
 };

@@ -1,4 +1,5 @@
 import type { AgentTool } from "@tiller/agent";
+import type { ResourceDiagnostic } from "../runtime/resource-loader.js";
 import {
   type ExtensionCommandContext,
   type ExtensionCommandContextActions,
@@ -185,6 +186,31 @@ export class ExtensionRunnerCore {
       invocationName: name,
       sourceInfo: localExtensionSource(extension),
     }));
+  }
+
+  /**
+   * A collision per `/command` two extensions registered: the later one is used (pi's runner reports none and
+   * renames both to `name:1`, `name:2`).
+   */
+  getCommandDiagnostics(): ResourceDiagnostic[] {
+    const first = new Map<string, string>();
+    const out: ResourceDiagnostic[] = [];
+    for (const e of this.extensions) {
+      for (const name of e.commands.keys()) {
+        const earlier = first.get(name);
+        if (earlier === undefined) first.set(name, e.path);
+        else {
+          out.push({
+            type: "collision",
+            message: `/${name} is registered by ${earlier} and ${e.path}; ${e.path}'s is used`,
+            path: e.path,
+            collision: { resourceType: "extension", name, winnerPath: e.path, loserPath: earlier },
+          });
+          first.set(name, e.path);
+        }
+      }
+    }
+    return out;
   }
 
   /** The command `/name` invokes (without the slash), if any. */
