@@ -174,7 +174,9 @@ describe("extension hooks", () => {
     ];
     expect(await hooks.transformContext(msgs)).toEqual([msgs[1]]);
     expect(await runner.beforeAgentStart("hi", "base")).toBe("base +first +second");
-    expect(errors.map((e) => `${e.extensionPath}:${e.event}:${e.error}`)).toEqual(["second:before_agent_start:ignored"]);
+    expect(errors.map((e) => `${e.extensionPath}:${e.event}:${e.error}`)).toEqual([
+      "second:before_agent_start:ignored",
+    ]);
   });
 
   it("commands run by name and a throwing command is reported, not thrown", async () => {

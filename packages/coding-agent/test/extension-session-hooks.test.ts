@@ -197,7 +197,8 @@ describe("extension hooks in the session", () => {
     session.dispose();
   });
 
-  it("before_provider_request rewrites the request body the provider sends", async () => {
+  it("before_provider_request rewrites the request body; after_provider_response, model_select and thinking_level_select report", async () => {
+    const seen: string[] = [];
     const server = await startMockOpenAI(() => ({ text: "hello" }));
     try {
       hooks.__hooks = {
@@ -205,6 +206,15 @@ describe("extension hooks in the session", () => {
           ...e.payload,
           metadata: { tagged_by: "extension" },
         })) as never,
+        after_provider_response: ((e: { status: number; headers: Record<string, string> }) => {
+          seen.push(`response:${e.status}:${e.headers["content-type"]}`);
+        }) as never,
+        model_select: ((e: { model: { id: string }; previousModel?: { id: string }; source: string }) => {
+          seen.push(`model:${e.previousModel?.id}->${e.model.id}:${e.source}`);
+        }) as never,
+        thinking_level_select: ((e: { level: string; previousLevel: string }) => {
+          seen.push(`thinking:${e.previousLevel}->${e.level}`);
+        }) as never,
       };
       const model: Model<Api> = {
         ...faux.getModel(),
@@ -212,13 +222,30 @@ describe("extension hooks in the session", () => {
         provider: "mock",
         api: "openai-completions",
         baseUrl: server.baseUrl,
+        reasoning: true,
       } as Model<Api>;
-      const session = await sessionWith(["before_provider_request"], "", model, "test-key");
+      const session = await sessionWith(
+        ["before_provider_request", "after_provider_response", "model_select", "thinking_level_select"],
+        "",
+        model,
+        "test-key",
+      );
       await session.prompt("hi");
       expect(session.getLastAssistantText()).toBe("hello");
       expect(server.requests).toHaveLength(1);
       expect(server.requests[0]?.metadata).toEqual({ tagged_by: "extension" });
       expect(server.requests[0]?.model).toBe("mock-model");
+      expect(seen.filter((l) => l.startsWith("response:"))).toEqual(["response:200:text/event-stream"]);
+      session.setThinkingLevel(session.thinkingLevel === "low" ? "high" : "low");
+      const level = session.thinkingLevel;
+      session.setModel(model); // the same model: no model_select
+      session.setModel(faux.getModel());
+      expect(seen.filter((l) => !l.startsWith("response:"))).toEqual([
+        expect.stringMatching(new RegExp(`^thinking:\\w+->${level}$`)),
+        `model:mock-model->${faux.getModel().id}:set`,
+        // faux's model has no reasoning: the level is clamped to off.
+        `thinking:${level}->off`,
+      ]);
       session.dispose();
     } finally {
       await server.close();

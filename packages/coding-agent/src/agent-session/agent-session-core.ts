@@ -269,12 +269,16 @@ export class AgentSessionCore {
   }
 
   setModel(model: Model): void {
-    this.switchModel(model, this.thinkingLevel);
+    this.switchModel(model, this.thinkingLevel, "set");
   }
 
   /** Moves to `model` with `level` (clamped to it); the thinking level is recorded only when it changes. */
-  protected switchModel(model: Model, level: ThinkingLevel): void {
+  protected switchModel(model: Model, level: ThinkingLevel, source: "set" | "cycle"): void {
+    const previousModel = this.agent.state.model;
     this.agent.setModel(model);
+    const same = previousModel?.provider === model.provider && previousModel.id === model.id;
+    if (!same && this.extensions?.hasHandlers("model_select"))
+      void this.extensions.emit({ type: "model_select", model, previousModel, source });
     this.sessionManager.appendModelChange(model.provider, model.id);
     void this.emit({ type: "model_changed", model });
     const clamped = clampThinkingLevel(model, level) as ThinkingLevel;
@@ -284,7 +288,10 @@ export class AgentSessionCore {
   /** Sets the reasoning level, clamped to what the model supports. Returns the level applied. */
   setThinkingLevel(level: ThinkingLevel): ThinkingLevel {
     const applied = clampThinkingLevel(this.model, level) as ThinkingLevel;
+    const previousLevel = this.thinkingLevel;
     this.agent.setThinkingLevel(applied);
+    if (applied !== previousLevel && this.extensions?.hasHandlers("thinking_level_select"))
+      void this.extensions.emit({ type: "thinking_level_select", level: applied, previousLevel });
     this.sessionManager.appendThinkingLevelChange(applied);
     void this.emit({ type: "thinking_level_changed", level: applied });
     return applied;

@@ -154,7 +154,7 @@ export class AgentSession extends AgentSessionCore {
     const level =
       next.thinkingLevel ??
       (this.supportsThinking() ? this.thinkingLevel : (this.settingsManager.getDefaultThinkingLevel() ?? "medium")); // pi's default level
-    this.switchModel(next.model, level);
+    this.switchModel(next.model, level, "cycle");
     this.settingsManager.setDefaultModelAndProvider(next.model.provider, next.model.id);
     return { model: next.model, thinkingLevel: this.thinkingLevel, isScoped };
   }
@@ -361,7 +361,13 @@ export class AgentSession extends AgentSessionCore {
     this.runner = runner;
     this.extensions = runner;
     this.compaction.extensions = runner;
-    this.basePayload ??= { fn: this.agent.onPayload };
+    this.basePayload ??= { fn: this.agent.onPayload, onResponse: this.agent.onResponse };
+    const baseResponse = this.basePayload.onResponse;
+    this.agent.onResponse = async (response, model) => {
+      await baseResponse?.(response, model);
+      if (runner.hasHandlers("after_provider_response"))
+        await runner.emit({ type: "after_provider_response", status: response.status, headers: response.headers });
+    };
     const base = this.basePayload.fn;
     this.agent.onPayload = async (payload, model) => {
       const own = base ? ((await base(payload, model)) ?? payload) : payload;
@@ -370,7 +376,7 @@ export class AgentSession extends AgentSessionCore {
     };
   }
   /** The agent's `onPayload` before `useExtensionHooks` wrapped it (kept so a second call does not wrap twice). */
-  private basePayload: { fn: Agent["onPayload"] } | undefined;
+  private basePayload: { fn: Agent["onPayload"]; onResponse: Agent["onResponse"] } | undefined;
 
   /**
    * pi's `bindExtensions`: the host's UI, `/command` session controls, shutdown handler and error listener for the

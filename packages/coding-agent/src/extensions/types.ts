@@ -4,8 +4,8 @@
  * messages sent to the model, change the system prompt, and add tools and `/commands`.
  */
 
-import type { AgentEvent, AgentMessage, ApprovalRequest } from "@tiller/agent";
-import type { ImageContent, TextContent, TSchema } from "@tiller/ai";
+import type { AgentEvent, AgentMessage, ApprovalRequest, ThinkingLevel } from "@tiller/agent";
+import type { ImageContent, Model, TextContent, TSchema } from "@tiller/ai";
 import type { BashResult } from "../agent-session/user-bash.js";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { CompactionPreparation } from "../compaction/entry-compaction.js";
@@ -79,6 +79,19 @@ export interface ExtensionEventMap {
   session_compact: { type: "session_compact"; compactionEntry: CompactionEntry; fromExtension: boolean };
   /** Before a command the user typed (`!cmd`) runs: a handler may run it elsewhere or answer it. */
   user_bash: { type: "user_bash"; command: string; excludeFromContext: boolean; cwd: string };
+  /** The session's model changed (`set`, or `cycle` through the scoped models); not sent when it stays the same. */
+  model_select: {
+    type: "model_select";
+    // biome-ignore lint/suspicious/noExplicitAny: any API's model (pi's `Model<any>`).
+    model: Model<any>;
+    // biome-ignore lint/suspicious/noExplicitAny: any API's model.
+    previousModel: Model<any> | undefined;
+    source: "set" | "cycle" | "restore";
+  };
+  /** The reasoning level changed. */
+  thinking_level_select: { type: "thinking_level_select"; level: ThinkingLevel; previousLevel: ThinkingLevel };
+  /** A provider answered a request (before its body streams). */
+  after_provider_response: { type: "after_provider_response"; status: number; headers: Record<string, string> };
   /** Before each request to the model's provider: a handler may return a replacement request body. */
   before_provider_request: { type: "before_provider_request"; payload: unknown };
   /** Raw user input before template expansion; a handler may transform it or handle it entirely. */
@@ -238,6 +251,9 @@ export type SessionBeforeForkEvent = ExtensionEventMap["session_before_fork"];
 export type SessionBeforeCompactEvent = ExtensionEventMap["session_before_compact"];
 export type SessionCompactEvent = ExtensionEventMap["session_compact"];
 export type SessionBeforeTreeEvent = ExtensionEventMap["session_before_tree"];
+export type ModelSelectEvent = ExtensionEventMap["model_select"];
+export type ThinkingLevelSelectEvent = ExtensionEventMap["thinking_level_select"];
+export type AfterProviderResponseEvent = ExtensionEventMap["after_provider_response"];
 export type SessionTreeEvent = ExtensionEventMap["session_tree"];
 export type SessionBeforeTreeResult = ExtensionResultMap["session_before_tree"];
 export type UserBashEvent = ExtensionEventMap["user_bash"];
