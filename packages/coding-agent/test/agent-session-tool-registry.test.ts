@@ -17,6 +17,7 @@ import {
   SessionManager,
   SettingsManager,
 } from "../src/index.js";
+import { bareContext } from "./tool-helpers.js";
 
 let dir: string;
 let faux: ReturnType<typeof registerFauxProvider>;
@@ -126,13 +127,7 @@ describe("AgentSession's tool registry", () => {
     expect(session.getAllTools().map((t) => t.name)).toEqual(["stamp", "other"]);
     session.setActiveToolsByName(["stamp"]);
     expect(session.getActiveToolNames()).toEqual(["stamp"]);
-    const result = await session.getToolDefinition("stamp")?.execute("id", {}, undefined, undefined, {
-      cwd: dir,
-      hasUI: false,
-      notify: () => {},
-      abort: () => {},
-      isIdle: () => true,
-    });
+    const result = await session.getToolDefinition("stamp")?.execute("id", {}, undefined, undefined, bareContext(dir));
     expect(result?.content).toEqual([{ type: "text", text: "stamped" }]);
     session.dispose();
   });

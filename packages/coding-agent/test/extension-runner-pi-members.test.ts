@@ -85,7 +85,7 @@ describe("ExtensionRunner: pi's members", () => {
     }) => r.getRegisteredCommands().map((c) => [c.name, c.invocationName, c.description, c.sourceInfo.path]);
     expect(commands(ours)).toEqual(commands(theirs));
     expect(commands(ours)).toEqual([["greet", "greet", "says hi", join(agentDir, "extensions", "b.ts")]]);
-    await ours.getCommand("greet")?.handler("world", ours.createContext());
+    await ours.getCommand("greet")?.handler("world", ours.createCommandContext());
     expect((globalThis as { __greeted?: string }).__greeted).toBe("world");
     expect(ours.getCommand("nope")).toBe(theirs.getCommand("nope"));
     expect(ours.hasUI()).toBe(theirs.hasUI());
@@ -97,12 +97,12 @@ describe("ExtensionRunner: pi's members", () => {
   it("emitError reaches the error listeners, and waits for the first one when none is attached", async () => {
     const services = await createAgentSessionServices({ cwd: dir, agentDir: join(dir, "agent-empty") });
     const runner = services.resourceLoader.getExtensions().runner;
-    const error: ExtensionError = { extension: "/x.ts", phase: "turn_end", message: "boom" };
+    const error: ExtensionError = { extensionPath: "/x.ts", event: "turn_end", error: "boom" };
     runner.emitError(error);
     const seen: ExtensionError[] = [];
     runner.onError((e) => seen.push(e));
     expect(seen).toEqual([error]);
-    runner.emitError({ ...error, message: "again" });
-    expect(seen.map((e) => e.message)).toEqual(["boom", "again"]);
+    runner.emitError({ ...error, error: "again" });
+    expect(seen.map((e) => e.error)).toEqual(["boom", "again"]);
   });
 });

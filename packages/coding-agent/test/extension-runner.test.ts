@@ -56,7 +56,7 @@ describe("extension loading", () => {
     expect(runner.extensions.map((e) => e.path)).toEqual([join(dir, "d-good.mjs")]);
     // The throwing factory's half-done registrations are dropped.
     expect(runner.hasHandlers("input")).toBe(false);
-    const byFile = Object.fromEntries(errors.map((e) => [e.extension.split("/").pop(), e.message]));
+    const byFile = Object.fromEntries(errors.map((e) => [e.extensionPath.split("/").pop(), e.error]));
     expect(byFile["a-throws.mjs"]).toBe("boom");
     expect(byFile["b-broken.mjs"]).toBeTruthy();
     expect(byFile["c-nofactory.mjs"]).toContain("no default-exported function");
@@ -125,7 +125,9 @@ describe("extension hooks", () => {
     });
     expect(r?.block).toBe(true);
     expect(r?.reason).toContain("kaput");
-    expect(errors).toEqual([{ extension: "crashy", phase: "tool_call", message: "kaput" }]);
+    // pi's shape: the path, the event, the message and the thrown Error's stack.
+    expect(errors).toMatchObject([{ extensionPath: "crashy", event: "tool_call", error: "kaput" }]);
+    expect(errors[0]?.stack).toContain("kaput");
   });
 
   it("tool_result, context and before_agent_start results change what happens; throwing handlers are skipped", async () => {
@@ -172,7 +174,9 @@ describe("extension hooks", () => {
     ];
     expect(await hooks.transformContext(msgs)).toEqual([msgs[1]]);
     expect(await runner.beforeAgentStart("hi", "base")).toBe("base +first +second");
-    expect(errors.map((e) => `${e.extension}:${e.phase}:${e.message}`)).toEqual(["second:before_agent_start:ignored"]);
+    expect(errors.map((e) => `${e.extensionPath}:${e.event}:${e.error}`)).toEqual([
+      "second:before_agent_start:ignored",
+    ]);
   });
 
   it("commands run by name and a throwing command is reported, not thrown", async () => {
@@ -200,6 +204,6 @@ describe("extension hooks", () => {
     expect(await runner.runCommand("/fail")).toBe(true);
     expect(await runner.runCommand("/unknown")).toBe(false);
     expect(seen).toEqual(["world"]);
-    expect(errors[0]).toMatchObject({ phase: "command:/fail", message: "nope" });
+    expect(errors[0]).toMatchObject({ event: "command:/fail", error: "nope" });
   });
 });

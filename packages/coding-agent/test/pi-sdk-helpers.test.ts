@@ -41,6 +41,7 @@ import {
   wrapRegisteredTool,
   wrapRegisteredTools,
 } from "../src/index.js";
+import { bareContext } from "./tool-helpers.js";
 
 let dir: string;
 beforeEach(() => {
@@ -48,13 +49,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const ctx = (cwd: string): ExtensionContext => ({
-  cwd,
-  hasUI: false,
-  notify: () => {},
-  abort: () => {},
-  isIdle: () => true,
-});
+const ctx = (cwd: string): ExtensionContext => bareContext(cwd);
 
 describe("tool definitions", () => {
   it("create*ToolDefinition runs the built-in tool, with pi's extra context argument", async () => {

@@ -22,6 +22,48 @@ type PublicOf<C> = { [K in keyof C]: C[K] };
 /** pi's public surface without its `_`-prefixed members (public in TypeScript, internal by pi's convention). */
 type PiApiOf<C> = { [K in keyof C as K extends `_${string}` ? never : K]: C[K] };
 
+/** pi's UI context members that hand out terminal-UI components (pi's Theme class, TUI components): Tiller's TUI has its own. */
+type PiTuiUiMembers =
+  | "theme"
+  | "custom"
+  | "setFooter"
+  | "setHeader"
+  | "setEditorComponent"
+  | "getEditorComponent"
+  | "addAutocompleteProvider"
+  | "getTheme"
+  | "setTheme"
+  | "setWidget";
+type PiUiPart = Omit<Pi.ExtensionUIContext, PiTuiUiMembers> & {
+  setWidget(key: string, content: string[] | undefined, options?: Pi.ExtensionWidgetOptions): void;
+};
+/**
+ * pi's extension context as Tiller provides it: every member; `ui` without the terminal-UI members, and
+ * `modelRegistry` Tiller's (pi's class is nominal through private members; its public members are Tiller's).
+ */
+type PiContextPart = Omit<Pi.ExtensionContext, "ui" | "modelRegistry"> & {
+  ui: PiUiPart;
+  modelRegistry: Omit<PublicOf<Pi.ModelRegistry>, "authStorage">;
+};
+/** A pi tool definition whose `execute` reads only the context members Tiller provides (`PiContextPart`). */
+/** pi's command context as Tiller provides it: the context part, and the session controls but `withSession`'s argument (Tiller's command context). */
+type PiCommandContextPart = PiContextPart & Pick<Pi.ExtensionCommandContext, "waitForIdle" | "navigateTree" | "reload">;
+type WithContext<D extends { execute: (...a: never[]) => unknown }, C> = Omit<D, "execute"> & {
+  execute(
+    ...args: Parameters<D["execute"]> extends [...infer H, unknown] ? [...H, C] : never
+  ): ReturnType<D["execute"]>;
+};
+
+type PiRegisteredToolPart = Omit<Pi.RegisteredTool, "definition"> & {
+  definition: WithContext<Pi.ToolDefinition, PiContextPart>;
+};
+/** A pi command whose handler reads only the command-context members Tiller provides (its completions are TUI). */
+type PiCommandPart<C> = Omit<C, "handler"> & { handler: (args: string, ctx: PiCommandContextPart) => Promise<void> };
+type PiUserBashHandlerPart = (
+  event: Pi.UserBashEvent,
+  ctx: PiContextPart,
+) => ReturnType<Pi.ExtensionHandler<Pi.UserBashEvent, Pi.UserBashEventResult>>;
+
 export const input = {
   AgentSessionEvent: (x: Pi.AgentSessionEvent): T.AgentSessionEvent => x,
   ParsedSkillBlock: (x: Pi.ParsedSkillBlock): T.ParsedSkillBlock => x,
@@ -113,6 +155,32 @@ export const input = {
   WriteOperations: (x: Pi.WriteOperations): T.WriteOperations => x,
   WriteToolInput: (x: Pi.WriteToolInput): T.WriteToolInput => x,
   WriteToolOptions: (x: Pi.WriteToolOptions): T.WriteToolOptions => x,
+  ReadOperations: (x: Pi.ReadOperations): T.ReadOperations => x,
+  ReadToolOptions: (x: Pi.ReadToolOptions): T.ReadToolOptions => x,
+  GrepOperations: (x: Pi.GrepOperations): T.GrepOperations => x,
+  GrepToolOptions: (x: Pi.GrepToolOptions): T.GrepToolOptions => x,
+  FindOperations: (x: Pi.FindOperations): T.FindOperations => x,
+  FindToolOptions: (x: Pi.FindToolOptions): T.FindToolOptions => x,
+  LsOperations: (x: Pi.LsOperations): T.LsOperations => x,
+  LsToolOptions: (x: Pi.LsToolOptions): T.LsToolOptions => x,
+  ToolsOptions: (x: Pi.ToolsOptions): T.ToolsOptions => x,
+  // A pi tool's execute gets Tiller's context: every pi member (see PiContextPart).
+  ToolDefinition: (x: WithContext<Pi.ToolDefinition, PiContextPart>): T.ToolDefinition => x,
+  RegisteredTool: (x: PiRegisteredToolPart): T.RegisteredTool => x,
+  RegisteredCommand: (x: PiCommandPart<Pi.RegisteredCommand>): T.RegisteredCommand => x,
+  ResolvedCommand: (x: PiCommandPart<Pi.ResolvedCommand>): T.ResolvedCommand => x,
+  ExtensionHandler: (x: PiUserBashHandlerPart): T.ExtensionHandler<T.UserBashEvent, T.UserBashEventResult> => x,
+  ExtensionUIDialogOptions: (x: Pi.ExtensionUIDialogOptions): T.ExtensionUIDialogOptions => x,
+  ExtensionWidgetOptions: (x: Pi.ExtensionWidgetOptions): T.ExtensionWidgetOptions => x,
+  WidgetPlacement: (x: Pi.WidgetPlacement): T.WidgetPlacement => x,
+  CompactOptions: (x: Pi.CompactOptions): T.CompactOptions => x,
+  UserBashEventResult: (x: Pi.UserBashEventResult): T.UserBashEventResult => x,
+  BeforeProviderRequestEventResult: (x: Pi.BeforeProviderRequestEventResult): T.BeforeProviderRequestEventResult => x,
+  ExtensionFlag: (x: Pi.ExtensionFlag): T.ExtensionFlag => x,
+  InputSource: (x: Pi.InputSource): T.InputSource => x,
+  SkillFrontmatter: (x: Pi.SkillFrontmatter): T.SkillFrontmatter => x,
+  ExtensionActions: (x: Pi.ExtensionActions): T.ExtensionActions => x,
+  ExtensionRuntime: (x: Pi.ExtensionRuntime): T.ExtensionRuntime => x,
   ModelInfo: (x: Pi.ModelInfo): T.ModelInfo => x,
   PrintModeOptions: (x: Pi.PrintModeOptions): T.PrintModeOptions => x,
   RpcClientOptions: (x: Pi.RpcClientOptions): T.RpcClientOptions => x,
@@ -140,8 +208,22 @@ export const input = {
   WorkingIndicatorOptions: (x: Pi.WorkingIndicatorOptions): T.WorkingIndicatorOptions => x,
 };
 
+/**
+ * pi's ExtensionAPI is still pending (no registerShortcut / registerMessageRenderer: terminal UI); the rest of it,
+ * but for the members whose handlers take pi's context (on, registerTool, registerCommand: see PiContextPart), is
+ * checked here under a name that is not pi's.
+ */
+type PiApiPart = Omit<
+  Pi.ExtensionAPI,
+  "on" | "registerTool" | "registerCommand" | "registerShortcut" | "registerMessageRenderer"
+>;
+export const parts = {
+  ExtensionAPIWithoutTui: (x: T.ExtensionAPI): PiApiPart => x,
+};
+
 export const output = {
   ToolInfo: (x: T.ToolInfo): Pi.ToolInfo => x,
+  ExtensionError: (x: T.ExtensionError): Pi.ExtensionError => x,
   ExecResult: (x: T.ExecResult): Pi.ExecResult => x,
   SlashCommandInfo: (x: T.SlashCommandInfo): Pi.SlashCommandInfo => x,
   RpcSessionState: (x: T.RpcSessionState): Pi.RpcSessionState => x,
@@ -160,6 +242,19 @@ export const output = {
   ToolRenderResultOptions: (x: T.ToolRenderResultOptions): Pi.ToolRenderResultOptions => x,
   ThemeColorOut: (x: T.ThemeColor): Pi.ThemeColor => x,
   AppKeybindingOut: (x: T.AppKeybinding): Pi.AppKeybinding => x,
+  ExtensionContext: (x: T.ExtensionContext): PiContextPart => x,
+  ExtensionCommandContext: (x: T.ExtensionCommandContext): PiCommandContextPart => x,
+  ExtensionUIContext: (x: T.ExtensionUIContext): PiUiPart => x,
+  SessionBeforeCompactEvent: (x: T.SessionBeforeCompactEvent): Pi.SessionBeforeCompactEvent => x,
+  SessionCompactEvent: (x: T.SessionCompactEvent): Pi.SessionCompactEvent => x,
+  SessionBeforeForkEvent: (x: T.SessionBeforeForkEvent): Pi.SessionBeforeForkEvent => x,
+  SessionBeforeSwitchEvent: (x: T.SessionBeforeSwitchEvent): Pi.SessionBeforeSwitchEvent => x,
+  UserBashEvent: (x: T.UserBashEvent): Pi.UserBashEvent => x,
+  // What handlers receive (the input check above: what a pi program may emit through the runner).
+  SessionShutdownEvent: (x: T.SessionShutdownEvent): Pi.SessionShutdownEvent => x,
+  SessionBeforeTreeEvent: (x: T.SessionBeforeTreeEvent): Pi.SessionBeforeTreeEvent => x,
+  SessionTreeEvent: (x: T.SessionTreeEvent): Pi.SessionTreeEvent => x,
+  BeforeProviderRequestEvent: (x: T.BeforeProviderRequestEvent): Pi.BeforeProviderRequestEvent => x,
 };
 
 /** Classes: a Tiller instance offers every public member of pi's with a compatible type. */

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AgentToolResult } from "@tiller/agent";
+import { type ExtensionContext, ExtensionRunner } from "../src/index.js";
 
 /** A fresh temp dir (real path), removed by the returned cleanup. */
 export function tempDir(prefix = "tiller-tools-"): { dir: string; cleanup: () => void } {
@@ -29,4 +30,9 @@ export function processAlive(pid: number): boolean {
   } catch {
     return true; // No /proc (macOS): the signal check is all we have.
   }
+}
+
+/** An extension context in `cwd` bound to no session (what a runner hands out before its host binds one). */
+export function bareContext(cwd: string): ExtensionContext {
+  return Object.assign(Object.create(new ExtensionRunner([]).createContext()) as ExtensionContext, { cwd });
 }

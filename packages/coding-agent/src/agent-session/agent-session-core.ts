@@ -24,6 +24,7 @@ import type { CompactionResult } from "../compaction/compact.js";
 import { estimateTokens, shouldCompact } from "../compaction/estimate.js";
 import { pruneContext } from "../compaction/pruning.js";
 import { CompactionError } from "../compaction/summarize.js";
+import type { ExtensionRunner } from "../extensions/runner.js";
 import type { ModelRegistry } from "../models/model-registry.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
 import { convertToLlm } from "../session/messages.js";
@@ -79,6 +80,8 @@ export class AgentSessionCore {
   private lastRequestAt: number | undefined;
   private disposed = false;
   private readonly requireAuth: boolean;
+  /** The extensions asked at tree moves (set by AgentSession's `useExtensionHooks`). */
+  protected extensions: ExtensionRunner | undefined;
 
   constructor(config: AgentSessionConfig) {
     this.agent = config.agent;
@@ -283,12 +286,16 @@ export class AgentSessionCore {
   }
 
   setModel(model: Model): void {
-    this.switchModel(model, this.thinkingLevel);
+    this.switchModel(model, this.thinkingLevel, "set");
   }
 
   /** Moves to `model` with `level` (clamped to it); the thinking level is recorded only when it changes. */
-  protected switchModel(model: Model, level: ThinkingLevel): void {
+  protected switchModel(model: Model, level: ThinkingLevel, source: "set" | "cycle"): void {
+    const previousModel = this.agent.state.model;
     this.agent.setModel(model);
+    const same = previousModel?.provider === model.provider && previousModel.id === model.id;
+    if (!same && this.extensions?.hasHandlers("model_select"))
+      void this.extensions.emit({ type: "model_select", model, previousModel, source });
     this.sessionManager.appendModelChange(model.provider, model.id);
     void this.emit({ type: "model_changed", model });
     const clamped = clampThinkingLevel(model, level) as ThinkingLevel;
@@ -298,7 +305,10 @@ export class AgentSessionCore {
   /** Sets the reasoning level, clamped to what the model supports. Returns the level applied. */
   setThinkingLevel(level: ThinkingLevel): ThinkingLevel {
     const applied = clampThinkingLevel(this.model, level) as ThinkingLevel;
+    const previousLevel = this.thinkingLevel;
     this.agent.setThinkingLevel(applied);
+    if (applied !== previousLevel && this.extensions?.hasHandlers("thinking_level_select"))
+      void this.extensions.emit({ type: "thinking_level_select", level: applied, previousLevel });
     this.sessionManager.appendThinkingLevelChange(applied);
     void this.emit({ type: "thinking_level_changed", level: applied });
     return applied;
@@ -379,6 +389,7 @@ export class AgentSessionCore {
         streamFn: this.agent.streamFn,
         apiKey: this.modelRegistry.getApiKey(this.model),
         signal: abort.signal,
+        ...(this.extensions ? { extensions: this.extensions } : {}),
       });
       if (!result.cancelled) this.reloadFromSession();
       return result;

@@ -4,9 +4,10 @@
  * larger behaviour lives in its own file.
  */
 
-import type { AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
-import { getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
+import type { Agent, AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
+import { clampThinkingLevel, getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
 import type { PromptTemplate } from "../context/prompt-templates.js";
+import type { ExtensionBindings, ExtensionCommandContext } from "../extensions/context.js";
 import { ExtensionRunner } from "../extensions/runner.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
@@ -26,10 +27,22 @@ export type { ModelCycleResult, ScopedModel } from "./model-cycling.js";
 export type { ToolInfo } from "./tool-registry.js";
 export type { BashResult } from "./user-bash.js";
 
+/** A command context that can also send messages into its session (pi's ReplacedSessionContext). */
+export interface ReplacedSessionCommandContext extends ExtensionCommandContext {
+  sendMessage<T = unknown>(
+    message: Pick<CustomMessage<T>, "customType" | "content" | "display" | "details">,
+    options?: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" },
+  ): Promise<void>;
+  sendUserMessage(
+    content: string | (TextContent | ImageContent)[],
+    options?: { deliverAs?: "steer" | "followUp" },
+  ): Promise<void>;
+}
+
 export class AgentSession extends AgentSessionCore {
   private scoped: ScopedModel[] = [];
   private readonly loader: ResourceLoader | undefined;
-  private readonly runner: ExtensionRunner;
+  private runner: ExtensionRunner;
   private readonly registry: SessionToolRegistry;
   private readonly systemPromptFor: ((tools: readonly AgentTool[]) => string) | undefined;
   private bashAbort: AbortController | undefined;
@@ -43,6 +56,7 @@ export class AgentSession extends AgentSessionCore {
     this.registry = config.toolRegistry ?? new SessionToolRegistry();
     this.registry.addMissing(this.agent.state.tools);
     this.systemPromptFor = config.systemPromptFor;
+    if (config.resourceLoader) this.useExtensionHooks(this.runner);
   }
 
   /** As the core's `prompt`; user commands that finished during the last run join the transcript first. */
@@ -140,7 +154,7 @@ export class AgentSession extends AgentSessionCore {
     const level =
       next.thinkingLevel ??
       (this.supportsThinking() ? this.thinkingLevel : (this.settingsManager.getDefaultThinkingLevel() ?? "medium")); // pi's default level
-    this.switchModel(next.model, level);
+    this.switchModel(next.model, level, "cycle");
     this.settingsManager.setDefaultModelAndProvider(next.model.provider, next.model.id);
     return { model: next.model, thinkingLevel: this.thinkingLevel, isScoped };
   }
@@ -193,11 +207,25 @@ export class AgentSession extends AgentSessionCore {
     onChunk?: (chunk: string) => void,
     options: { excludeFromContext?: boolean; operations?: BashOperations } = {},
   ): Promise<BashResult> {
+    // Extensions may answer the command themselves or run it elsewhere (pi's user_bash).
+    const answer = this.runner.hasHandlers("user_bash")
+      ? await this.runner.emitUserBash({
+          type: "user_bash",
+          command,
+          excludeFromContext: options.excludeFromContext === true,
+          cwd: this.sessionManager.getCwd(),
+        })
+      : undefined;
+    if (answer?.result) {
+      this.recordBashResult(command, answer.result, options);
+      return answer.result;
+    }
     const abort = new AbortController();
     this.bashAbort = abort;
     const prefix = this.settingsManager.getShellCommandPrefix();
     const shellPath = this.settingsManager.getShellPath();
-    const operations = options.operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
+    const operations =
+      options.operations ?? answer?.operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
     try {
       const result = await runUserBash(
         prefix ? `${prefix}\n${command}` : command,
@@ -287,6 +315,28 @@ export class AgentSession extends AgentSessionCore {
     });
   }
 
+  // ---- other session files ----
+
+  /**
+   * Continues in the session stored at `path` (the RPC `switch_session`): its transcript, and its model and
+   * thinking level when the registry knows the model. Queued messages are dropped; the agent must be idle. An
+   * unreadable or locked file throws before anything changes.
+   */
+  switchSessionFile(path: string): void {
+    this.assertIdle("switch sessions");
+    this.sessionManager.setSessionFile(path);
+    this.steeringTexts = [];
+    this.followUpTexts = [];
+    this.nextTurn.length = 0;
+    this.pendingBash = [];
+    this.reloadFromSession();
+    const { model, thinkingLevel } = this.sessionManager.buildSessionContext();
+    const found = model ? this.modelRegistry.find(model.provider, model.modelId) : undefined;
+    if (found) this.agent.setModel(found);
+    if (this.sessionManager.getEntries().some((e) => e.type === "thinking_level_change"))
+      this.agent.setThinkingLevel(clampThinkingLevel(this.model, thinkingLevel as ThinkingLevel) as ThinkingLevel);
+  }
+
   // ---- resources and extensions ----
 
   /** The loader the session was created with; undefined for a session assembled without one. */
@@ -301,6 +351,62 @@ export class AgentSession extends AgentSessionCore {
   get extensionRunner(): ExtensionRunner {
     return this.runner;
   }
+  /**
+   * Makes `runner` the session's extension runner (the CLI loads extensions itself) and hooks it in where the
+   * session decides: compactions (`session_before_compact`, `session_compact`), tree moves (`session_before_tree`,
+   * `session_tree`), user commands (`user_bash`) and
+   * provider requests (`before_provider_request`, after any `onPayload` the agent already had).
+   */
+  useExtensionHooks(runner: ExtensionRunner): void {
+    this.runner = runner;
+    this.extensions = runner;
+    this.compaction.extensions = runner;
+    this.basePayload ??= { fn: this.agent.onPayload, onResponse: this.agent.onResponse };
+    const baseResponse = this.basePayload.onResponse;
+    this.agent.onResponse = async (response, model) => {
+      await baseResponse?.(response, model);
+      if (runner.hasHandlers("after_provider_response"))
+        await runner.emit({ type: "after_provider_response", status: response.status, headers: response.headers });
+    };
+    const base = this.basePayload.fn;
+    this.agent.onPayload = async (payload, model) => {
+      const own = base ? ((await base(payload, model)) ?? payload) : payload;
+      if (!runner.hasHandlers("before_provider_request")) return base ? own : undefined;
+      return runner.emitBeforeProviderRequest(own);
+    };
+  }
+  /** The agent's `onPayload` before `useExtensionHooks` wrapped it (kept so a second call does not wrap twice). */
+  private basePayload: { fn: Agent["onPayload"]; onResponse: Agent["onResponse"] } | undefined;
+
+  /**
+   * pi's `bindExtensions`: the host's UI, `/command` session controls, shutdown handler and error listener for the
+   * session's extensions. Unlike pi's it emits no `session_start`: the session delivered that when it was created.
+   */
+  async bindExtensions(bindings: ExtensionBindings): Promise<void> {
+    const runner = this.runner;
+    if (bindings.uiContext) runner.setUIContext(bindings.uiContext);
+    if (bindings.commandContextActions) runner.bindCommandContext(bindings.commandContextActions);
+    if (bindings.shutdownHandler) runner.setShutdownHandler(bindings.shutdownHandler);
+    if (bindings.onError) runner.onError(bindings.onError);
+  }
+
+  /**
+   * pi's `createReplacedSessionContext`: the command context of this session plus `sendMessage` /
+   * `sendUserMessage`, what a `withSession` callback works with after the session was replaced.
+   */
+  createReplacedSessionContext(): ReplacedSessionCommandContext {
+    return Object.assign(this.runner.createCommandContext(), {
+      sendMessage: <T = unknown>(
+        message: Pick<CustomMessage<T>, "customType" | "content" | "display" | "details">,
+        options?: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" },
+      ) => this.sendCustomMessage(message, options),
+      sendUserMessage: (
+        content: string | (TextContent | ImageContent)[],
+        options?: { deliverAs?: "steer" | "followUp" },
+      ) => this.sendUserMessage(content, options),
+    });
+  }
+
   /** Whether any loaded extension handles `eventType`. */
   hasExtensionHandlers(eventType: string): boolean {
     return this.runner.hasHandlers(eventType as Parameters<ExtensionRunner["hasHandlers"]>[0]);

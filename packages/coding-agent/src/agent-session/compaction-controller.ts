@@ -6,8 +6,16 @@
 
 import type { Agent, AgentMessage } from "@tiller/agent";
 import type { Model } from "@tiller/ai";
-import { type CompactionReason, compactMessages, type MessageCompactionResult } from "../compaction/compact.js";
+import {
+  type CompactionDetails,
+  type CompactionReason,
+  type CompactionResult,
+  compactMessages,
+  type MessageCompactionResult,
+} from "../compaction/compact.js";
+import { prepareCompaction } from "../compaction/entry-compaction.js";
 import { estimateContextTokens } from "../compaction/estimate.js";
+import type { ExtensionRunner } from "../extensions/runner.js";
 import type { ModelRegistry } from "../models/model-registry.js";
 import { getLatestCompactionEntry } from "../session/context.js";
 import { createCompactionSummaryMessage } from "../session/messages.js";
@@ -32,6 +40,9 @@ export class CompactionController {
   private running = false;
   /** Cancels the compaction in progress only (pi's `abortCompaction`). */
   private aborter: AbortController | undefined;
+
+  /** Extensions asked before (`session_before_compact`) and told after (`session_compact`) each compaction. */
+  extensions: ExtensionRunner | undefined;
 
   constructor(private readonly deps: CompactionControllerDeps) {}
 
@@ -94,18 +105,21 @@ export class CompactionController {
       > | null;
       const model: Model = agent.state.model;
       const apiKey = modelRegistry.getApiKey(model);
-      const result = await compactMessages({
-        messages,
-        entryIdOf: (m) => this.entryIds.get(m),
-        settings: settingsManager.get().compaction,
-        model,
-        streamFn: agent.streamFn,
-        ...(apiKey ? { apiKey } : {}),
-        signal,
-        tokensBefore: this.contextTokens(messages),
-        ...(previous?.details ? { previousDetails: previous.details } : {}),
-        ...(customInstructions ? { customInstructions } : {}),
-      });
+      const supplied = await this.askExtensions(signal, customInstructions);
+      const result = supplied
+        ? this.fromExtension(supplied, messages)
+        : await compactMessages({
+            messages,
+            entryIdOf: (m) => this.entryIds.get(m),
+            settings: settingsManager.get().compaction,
+            model,
+            streamFn: agent.streamFn,
+            ...(apiKey ? { apiKey } : {}),
+            signal,
+            tokensBefore: this.contextTokens(messages),
+            ...(previous?.details ? { previousDetails: previous.details } : {}),
+            ...(customInstructions ? { customInstructions } : {}),
+          });
       const id = sessionManager.appendCompaction(
         result.summary,
         result.firstKeptEntryId,
@@ -113,6 +127,8 @@ export class CompactionController {
         result.details,
       );
       const entry = sessionManager.getEntry(id) as CompactionEntry;
+      if (this.extensions?.hasHandlers("session_compact"))
+        await this.extensions.emit({ type: "session_compact", compactionEntry: entry, fromExtension: !!supplied });
       for (const m of messages) if (m.role === "assistant") this.staleUsage.add(m);
       this.view = {
         firstKept: messages[result.firstKeptIndex] as AgentMessage,
@@ -135,5 +151,42 @@ export class CompactionController {
       this.running = false;
       this.aborter = undefined;
     }
+  }
+
+  /** `session_before_compact`: throws when a handler cancels; returns the compaction a handler supplied. */
+  private async askExtensions(
+    signal: AbortSignal,
+    customInstructions: string | undefined,
+  ): Promise<CompactionResult | undefined> {
+    const ext = this.extensions;
+    if (!ext?.hasHandlers("session_before_compact")) return undefined;
+    const branchEntries = this.deps.sessionManager.getBranch();
+    const preparation = prepareCompaction(branchEntries, this.deps.settingsManager.get().compaction);
+    // Nothing to compact by pi's cut rules: the extension has nothing to decide on.
+    if (!preparation) return undefined;
+    const r = await ext.emit<"session_before_compact">({
+      type: "session_before_compact",
+      preparation,
+      branchEntries,
+      ...(customInstructions ? { customInstructions } : {}),
+      signal,
+    });
+    if (r?.cancel) throw new Error("Compaction cancelled by an extension");
+    return r?.compaction;
+  }
+
+  /** A compaction an extension supplied, placed in `messages` (its first kept entry must be in them). */
+  private fromExtension(result: CompactionResult, messages: readonly AgentMessage[]): MessageCompactionResult {
+    // The kept entry may be a non-message entry (a model change): keep from the first message at or after it.
+    const position = new Map(this.deps.sessionManager.getBranch().map((e, i) => [e.id, i]));
+    const from = position.get(result.firstKeptEntryId) ?? -1;
+    const firstKeptIndex =
+      from < 0 ? -1 : messages.findIndex((m) => (position.get(this.entryIds.get(m) ?? "") ?? -1) >= from);
+    if (firstKeptIndex < 0)
+      throw new Error(
+        `An extension's compaction keeps entry ${result.firstKeptEntryId}, which is not on the branch being compacted`,
+      );
+    const details = (result.details ?? { readFiles: [], modifiedFiles: [] }) as CompactionDetails;
+    return { ...result, details, firstKeptIndex };
   }
 }

@@ -8,6 +8,7 @@
 import { Agent, type AgentTool, type SteeringDelivery, type StreamFn, type ThinkingLevel } from "@tiller/agent";
 import { type Api, clampThinkingLevel, getModel, getProviders, type Model } from "@tiller/ai";
 import { AuthStorage } from "../auth/auth-storage.js";
+import type { LoadExtensionsResult } from "../extensions/extension-runtime.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import { ModelRegistry } from "../models/model-registry.js";
@@ -57,6 +58,8 @@ export interface CreateAgentSessionOptions {
 
 export interface CreateAgentSessionResult {
   session: AgentSession;
+  /** The resource loader's extensions (an empty result without a loader): the runner, runtime and load errors. */
+  extensionsResult: LoadExtensionsResult;
   /** Why the model differs from the one asked for or last used, when it does. */
   modelFallbackMessage?: string;
 }
@@ -151,5 +154,12 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
   });
   if (options.scopedModels) session.setScopedModels(options.scopedModels);
   await bind?.(session);
-  return fallback ? { session, modelFallbackMessage: fallback } : { session };
+  const extensionsResult = options.resourceLoader?.getExtensions() ?? emptyExtensionsResult(session);
+  return fallback ? { session, extensionsResult, modelFallbackMessage: fallback } : { session, extensionsResult };
+}
+
+/** No extensions: the session's own (empty) runner and its runtime. */
+function emptyExtensionsResult(session: AgentSession): LoadExtensionsResult {
+  const runner = session.extensionRunner;
+  return { extensions: [], errors: [], runtime: runner.runtime, runner };
 }

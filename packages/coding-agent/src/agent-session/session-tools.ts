@@ -6,10 +6,11 @@
 import type { AgentTool } from "@tiller/agent";
 import { wireExtensions } from "../cli/session-setup.js";
 import { buildSystemPrompt } from "../context/system-prompt.js";
+import { createSessionContext, type ExtensionContext } from "../extensions/context.js";
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
 import { localExtensionSource } from "../extensions/source-info.js";
 import { type ToolDefinition, wrapToolDefinition } from "../extensions/tool-definition.js";
-import type { ExtensionContext } from "../extensions/types.js";
+import { createNoUIContext } from "../extensions/ui-context.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
 import { createAllTools } from "../tools/index.js";
 import type { AgentSession } from "./agent-session.js";
@@ -58,8 +59,13 @@ export function resolveSessionTools(options: SessionToolOptions, cwd: string): S
   // Like pi, every built-in tool can be switched on by name once the session names any of them.
   for (const [name, tool] of Object.entries(builtins ?? {}))
     if (!registry.definition(name)) registry.add(tool as AgentTool, builtinToolSource(name));
-  const fallback: ExtensionContext = { cwd, hasUI: false, notify: () => {}, abort: () => {}, isIdle: () => true };
-  const context = () => runner?.createContext() ?? fallback;
+  // Without extensions the custom tools still get the session's context, once the session exists.
+  let own: ExtensionContext | undefined;
+  const context = (): ExtensionContext => {
+    if (runner) return runner.createContext();
+    if (!own) throw new Error("The session of this tool is not created yet.");
+    return own;
+  };
   for (const def of options.customTools ?? []) {
     const tool = wrapToolDefinition(def, context) as AgentTool;
     tools.push(tool);
@@ -88,7 +94,16 @@ export function resolveSessionTools(options: SessionToolOptions, cwd: string): S
     systemPrompt = systemPromptFor(tools);
   }
   const prompt = { systemPrompt, ...(systemPromptFor ? { systemPromptFor } : {}) };
-  if (!loader || !runner) return { tools, registry, ...prompt };
+  const ui = createNoUIContext();
+  if (!loader || !runner)
+    return {
+      tools,
+      registry,
+      ...prompt,
+      bind: async (session) => {
+        own = createSessionContext(session, { cwd, hasUI: false, ui: () => ui });
+      },
+    };
   const extensions = loader.getExtensions();
   return {
     tools,
@@ -96,7 +111,8 @@ export function resolveSessionTools(options: SessionToolOptions, cwd: string): S
     ...prompt,
     bind: async (session) => {
       wireExtensions(session, runner, cwd, { hasUI: false });
-      bindExtensionRuntime(extensions.runtime, session, tools);
+      // wireExtensions bound the runner's runtime; an `extensionsOverride` may have handed out another one.
+      if (extensions.runtime !== runner.runtime) bindExtensionRuntime(extensions.runtime, session);
     },
   };
 }

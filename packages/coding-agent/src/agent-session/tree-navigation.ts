@@ -6,7 +6,10 @@
 
 import type { AgentMessage, StreamFn } from "@tiller/agent";
 import type { Model } from "@tiller/ai";
+import { collectEntriesForBranchSummary } from "../compaction/branch-summary.js";
 import { summarize } from "../compaction/summarize.js";
+import type { ExtensionRunner } from "../extensions/runner.js";
+import type { SessionBeforeTreeResult } from "../extensions/types.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { BranchSummaryEntry } from "../session/types.js";
 import { textOf } from "./user-input.js";
@@ -46,6 +49,34 @@ export interface TreeNavigationOptions {
   apiKey?: string | undefined;
   /** Aborting stops the summary; the session then stays where it was. */
   signal?: AbortSignal;
+  /** Asked first (`session_before_tree`: cancel, supply the summary, change instructions or label), told after (`session_tree`). */
+  extensions?: ExtensionRunner;
+}
+
+/** `session_before_tree`, when an extension listens; its answer, or undefined. */
+async function askExtensions(
+  sm: SessionManager,
+  targetId: string,
+  options: TreeNavigationOptions,
+): Promise<SessionBeforeTreeResult | undefined> {
+  const ext = options.extensions;
+  if (!ext?.hasHandlers("session_before_tree")) return undefined;
+  const oldLeafId = sm.getLeafId();
+  const { entries, commonAncestorId } = collectEntriesForBranchSummary(sm, oldLeafId, targetId);
+  return ext.emit<"session_before_tree">({
+    type: "session_before_tree",
+    preparation: {
+      targetId,
+      oldLeafId,
+      commonAncestorId,
+      entriesToSummarize: entries,
+      userWantsSummary: options.summarize === true,
+      ...(options.customInstructions !== undefined ? { customInstructions: options.customInstructions } : {}),
+      ...(options.replaceInstructions !== undefined ? { replaceInstructions: options.replaceInstructions } : {}),
+      ...(options.label !== undefined ? { label: options.label } : {}),
+    },
+    signal: options.signal ?? new AbortController().signal,
+  });
 }
 
 export async function navigateSessionTree(
@@ -65,11 +96,21 @@ export async function navigateSessionTree(
     leaf = target.parentId;
     editorText = textOf(target.content);
   }
+  const oldLeafId = sm.getLeafId();
+  const answer = await askExtensions(sm, targetId, options);
+  if (answer?.cancel) return { cancelled: true };
+  const custom = answer?.customInstructions ?? options.customInstructions;
+  const label = answer?.label ?? options.label;
+  const supplied = options.summarize ? answer?.summary : undefined;
   const abandoned = abandonedMessages(sm, leaf);
   let summaryEntry: BranchSummaryEntry | undefined;
-  if (options.summarize && abandoned.length > 0) {
-    const { customInstructions: custom, signal } = options;
-    const replace = options.replaceInstructions === true && custom !== undefined;
+  if (supplied) {
+    const id = sm.branchWithSummary(leaf, supplied.summary, supplied.details, true);
+    summaryEntry = sm.getEntry(id) as BranchSummaryEntry;
+    if (label) sm.appendLabelChange(id, label);
+  } else if (options.summarize && abandoned.length > 0) {
+    const { signal } = options;
+    const replace = (answer?.replaceInstructions ?? options.replaceInstructions) === true && custom !== undefined;
     let summary: string;
     try {
       summary = await summarize(
@@ -91,10 +132,17 @@ export async function navigateSessionTree(
     }
     const id = sm.branchWithSummary(leaf, summary);
     summaryEntry = sm.getEntry(id) as BranchSummaryEntry;
-    if (options.label) sm.appendLabelChange(id, options.label);
+    if (label) sm.appendLabelChange(id, label);
   } else if (leaf === null) sm.resetLeaf();
   else sm.branch(leaf);
-  if (options.label && !summaryEntry) sm.appendLabelChange(targetId, options.label);
+  if (label && !summaryEntry) sm.appendLabelChange(targetId, label);
+  if (options.extensions?.hasHandlers("session_tree"))
+    await options.extensions.emit({
+      type: "session_tree",
+      newLeafId: sm.getLeafId(),
+      oldLeafId,
+      ...(summaryEntry ? { summaryEntry, fromExtension: supplied !== undefined } : {}),
+    });
   return {
     ...(editorText === undefined ? {} : { editorText }),
     cancelled: false,

@@ -56,7 +56,7 @@ async function start(args: CliArgs): Promise<{ setup: CliSetup; text: string } |
   }
   for (const n of setup.notes) process.stderr.write(`tiller: ${n.message}\n`);
   setup.extensions.onError((e) =>
-    process.stderr.write(`tiller: extension ${e.extension} (${e.phase}): ${e.message}\n`),
+    process.stderr.write(`tiller: extension ${e.extensionPath} (${e.event}): ${e.error}\n`),
   );
   return { setup, text };
 }

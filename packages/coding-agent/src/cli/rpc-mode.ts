@@ -3,6 +3,8 @@
  * and session events on stdout. Framing splits on LF only (see jsonl.ts). `prompt` answers once the run has
  * started (or was queued / handled); later failures arrive as events, as in pi's protocol.
  */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { isApprovalDecision, type ThinkingLevel } from "@tiller/agent";
 import { createSyntheticSourceInfo } from "../extensions/source-info.js";
 import type { CliArgs } from "./args.js";
@@ -113,14 +115,37 @@ const HANDLERS: Record<string, Handler> = {
   compact: async (cmd, { session }) =>
     session.compact(typeof cmd.customInstructions === "string" ? cmd.customInstructions : undefined),
   new_session: async (_cmd, { session, extensions }) => {
+    if ((await extensions.emit<"session_before_switch">({ type: "session_before_switch", reason: "new" }))?.cancel)
+      return { cancelled: true };
     const sessionFile = session.newSession() ?? null;
     await extensions.emit({ type: "session_start", reason: "new", sessionId: session.sessionId });
-    return { sessionFile, sessionId: session.sessionId };
+    return { sessionFile, sessionId: session.sessionId, cancelled: false };
   },
-  fork: async (cmd, { session, extensions }) => {
-    const sessionFile = session.fork(typeof cmd.entryId === "string" ? cmd.entryId : undefined) ?? null;
-    await extensions.emit({ type: "session_start", reason: "fork", sessionId: session.sessionId });
-    return { sessionFile, sessionId: session.sessionId };
+  fork: async (cmd, setup) => {
+    const entryId = typeof cmd.entryId === "string" ? cmd.entryId : setup.session.sessionManager.getLeafId();
+    // Tiller's fork keeps the entry itself (pi's position "at").
+    return forkAt(setup, entryId ?? undefined, "at");
+  },
+  // pi's clone: a new session file with the whole current branch.
+  clone: async (_cmd, setup) => {
+    const leaf = setup.session.sessionManager.getLeafId();
+    if (!leaf) throw new RpcError("Cannot clone session: no current entry selected");
+    const { cancelled } = await forkAt(setup, leaf, "at");
+    return { cancelled };
+  },
+  switch_session: async (cmd, { session, extensions }) => {
+    const target = resolve(str(cmd, "sessionPath"));
+    // pi would start an empty session at a missing path; a mistyped path is far likelier than that wish.
+    if (!existsSync(target)) throw new RpcError(`no session file at ${target}`);
+    const before = await extensions.emit<"session_before_switch">({
+      type: "session_before_switch",
+      reason: "resume",
+      targetSessionFile: target,
+    });
+    if (before?.cancel) return { cancelled: true };
+    session.switchSessionFile(target);
+    await extensions.emit({ type: "session_start", reason: "resume", sessionId: session.sessionId });
+    return { cancelled: false };
   },
   get_fork_messages: (_cmd, { session }) => ({
     messages: session.sessionManager
@@ -160,6 +185,21 @@ const HANDLERS: Record<string, Handler> = {
     ],
   }),
 };
+
+/** Forks the branch ending at `entryId` (the leaf when absent) unless an extension cancels `session_before_fork`. */
+async function forkAt(
+  { session, extensions }: CliSetup,
+  entryId: string | undefined,
+  position: "at",
+): Promise<{ cancelled: boolean; sessionFile?: string | null; sessionId?: string }> {
+  if (entryId) {
+    const before = await extensions.emit<"session_before_fork">({ type: "session_before_fork", entryId, position });
+    if (before?.cancel) return { cancelled: true };
+  }
+  const sessionFile = session.fork(entryId) ?? null;
+  await extensions.emit({ type: "session_start", reason: "fork", sessionId: session.sessionId });
+  return { sessionFile, sessionId: session.sessionId, cancelled: false };
+}
 
 function userText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -235,7 +275,7 @@ export async function serveRpc(setup: CliSetup): Promise<void> {
     const off = session.subscribe((e) => {
       if (e.type === "agent_start") answer({});
     });
-    submit(setup, message, behavior as "steer" | "followUp" | undefined, cmd.images as never).then(
+    submit(setup, message, behavior as "steer" | "followUp" | undefined, cmd.images as never, "rpc").then(
       (r) => answer(r.kind === "queued" ? { data: { queued: r.as } } : {}),
       (err: unknown) => {
         const text = err instanceof Error ? err.message : String(err);

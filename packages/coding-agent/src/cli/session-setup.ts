@@ -19,8 +19,12 @@ import { loadContextFiles } from "../context/context-files.js";
 import { expandPromptTemplate, loadPromptTemplates, type PromptTemplate } from "../context/prompt-templates.js";
 import { loadSkills, type Skill } from "../context/skills.js";
 import { buildSystemPrompt } from "../context/system-prompt.js";
+import { createSessionContext, sessionCommandActions } from "../extensions/context.js";
+import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
 import { loadExtensions } from "../extensions/loader.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
+import type { InputSource } from "../extensions/types.js";
+import { createNoUIContext } from "../extensions/ui-context.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import type { McpManager } from "../mcp/manager.js";
 import { ModelRegistry } from "../models/model-registry.js";
@@ -249,13 +253,20 @@ export function wireExtensions(
   cwd: string,
   options: SetupOptions,
 ): void {
-  runner.setContext({
-    cwd,
-    hasUI: options.hasUI,
-    notify: options.notify ?? ((m, level = "info") => process.stderr.write(`[${level}] ${m}\n`)),
-    abort: () => session.abort().catch(() => {}),
-    isIdle: () => !session.isStreaming,
-  });
+  runner.setUIContext(
+    createNoUIContext(options.notify ?? ((m: string, level: string) => process.stderr.write(`[${level}] ${m}\n`))),
+  );
+  runner.setContext(
+    createSessionContext(session, {
+      cwd,
+      hasUI: options.hasUI,
+      ui: () => runner.getUIContext(),
+      shutdown: () => runner.shutdown(),
+    }),
+  );
+  runner.bindCommandContext(sessionCommandActions(session));
+  bindExtensionRuntime(runner.runtime, session);
+  session.useExtensionHooks(runner);
   if (runner.extensions.length === 0) return;
   const hooks = runner.agentHooks();
   const agent = session.agent;
@@ -288,7 +299,7 @@ const AGENT_EVENT_TYPES: Record<string, true> = {
 
 /** Ends a CLI session: extensions get `session_shutdown`, then the session file's lock is released. */
 export async function shutdown(setup: CliSetup): Promise<void> {
-  await setup.extensions.emit({ type: "session_shutdown" });
+  await setup.extensions.emit({ type: "session_shutdown", reason: "quit" });
   await setup.mcp?.stop();
   setup.session.dispose();
 }
@@ -305,9 +316,12 @@ export async function submit(
   text: string,
   behavior: "steer" | "followUp" | undefined,
   images?: ImageContent[],
+  source: InputSource = "interactive",
 ): Promise<SubmitResult> {
-  const input = await setup.extensions.input(text);
-  if (input === undefined) return { kind: "handled" };
+  const answer = await setup.extensions.emitInput(text, images, source);
+  if (answer.action === "handled") return { kind: "handled" };
+  const input = answer.action === "transform" ? answer.text : text;
+  if (answer.action === "transform" && answer.images) images = answer.images;
   if (await setup.extensions.runCommand(input)) return { kind: "handled" };
   const expanded = expandPromptTemplate(input, setup.templates, setup.skills) ?? input;
   const { session } = setup;

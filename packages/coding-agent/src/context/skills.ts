@@ -6,6 +6,17 @@ import { parseFrontmatter } from "./frontmatter.js";
 import { getProjectTillerDir, resolveTillerHome } from "./paths.js";
 
 /** A skill found on disk. Only `name` and `description` go into the system prompt; the model reads the file on demand. */
+/**
+ * The frontmatter keys of a SKILL.md (pi's shape): `name` (default: the folder's name), `description` (required),
+ * `disable-model-invocation` (only the user can invoke the skill); other keys are kept and ignored.
+ */
+export interface SkillFrontmatter {
+  name?: string;
+  description?: string;
+  "disable-model-invocation"?: boolean;
+  [key: string]: unknown;
+}
+
 export interface Skill {
   name: string;
   description: string;

@@ -1,28 +1,44 @@
 /**
- * pi's extension loading entry points: `discoverAndLoadExtensions` (configured paths plus the standard folders)
- * and the shared `ExtensionRuntime`, whose actions act on a session once `bindExtensionRuntime` bound it and
- * throw before that (an extension must not act while it is still loading).
+ * The shared `ExtensionRuntime` of pi: the actions every extension's API calls, which act on a session once
+ * `bindExtensionRuntime` bound it and throw before that (an extension must not act while it is still loading).
+ * Providers an extension registers while loading are queued and registered at binding.
  */
-import type { AgentTool, ThinkingLevel } from "@tiller/agent";
-import type { Model } from "@tiller/ai";
+import type { ThinkingLevel } from "@tiller/agent";
+import type { ImageContent, Model, TextContent } from "@tiller/ai";
 import type { AgentSession } from "../agent-session/agent-session.js";
-import type { EventBus } from "../event-bus.js";
-import { getTillerHome } from "../home.js";
-import { loadExtensions } from "./loader.js";
-import type { ExtensionRunner, LoadedExtension } from "./runner.js";
+import type { ToolInfo } from "../agent-session/tool-registry.js";
+import type { ProviderConfig } from "../models/models-json.js";
+import type { SlashCommandInfo } from "../runtime/rpc-client.js";
+import type { CustomMessage } from "../session/messages.js";
+import type { LoadedExtension } from "./instantiate.js";
+import type { ExtensionRunner } from "./runner.js";
+
+/** A custom message as an extension sends it (pi's). */
+export type ExtensionMessage<T = unknown> = Pick<CustomMessage<T>, "customType" | "content" | "display" | "details">;
 
 /** What extensions may do to the session they run in (pi's action set, minus the terminal UI). */
 export interface ExtensionActions {
+  /** A custom message into the transcript (`triggerTurn` starts a run when idle; `deliverAs` while one runs). */
+  sendMessage<T = unknown>(
+    message: ExtensionMessage<T>,
+    options?: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" },
+  ): void;
   /** Sends a user message: a new run when idle, else steering (or a follow-up with `deliverAs: "followUp"`). */
-  sendUserMessage(content: string, options?: { deliverAs?: "steer" | "followUp" }): void;
-  appendEntry(customType: string, data?: unknown): void;
+  sendUserMessage(
+    content: string | (TextContent | ImageContent)[],
+    options?: { deliverAs?: "steer" | "followUp" },
+  ): void;
+  appendEntry<T = unknown>(customType: string, data?: T): void;
   setSessionName(name: string): void;
   getSessionName(): string | undefined;
   setLabel(entryId: string, label: string | undefined): void;
   getActiveTools(): string[];
-  getAllTools(): AgentTool[];
+  /** Every tool the session knows, active or not (pi's ToolInfo: name, description, parameters, source). */
+  getAllTools(): ToolInfo[];
   setActiveTools(names: string[]): void;
   refreshTools(): void;
+  /** The `/commands` the user can run: extension commands, prompt templates and skills. */
+  getCommands(): SlashCommandInfo[];
   setModel(model: Model): Promise<boolean>;
   getThinkingLevel(): ThinkingLevel;
   setThinkingLevel(level: ThinkingLevel): void;
@@ -35,6 +51,11 @@ export interface ExtensionRuntimeState {
   assertActive(): void;
   /** Marks the runtime stale: every later action throws `message`. */
   invalidate(message?: string): void;
+  /** Registered at binding (providers an extension adds while loading). */
+  pendingProviderRegistrations: Array<{ name: string; config: ProviderConfig; extensionPath: string }>;
+  /** Adds a provider to the session's model registry (queued until bound). */
+  registerProvider(name: string, config: ProviderConfig, extensionPath?: string): void;
+  unregisterProvider(name: string, extensionPath?: string): void;
 }
 
 export interface ExtensionRuntime extends ExtensionRuntimeState, ExtensionActions {}
@@ -61,14 +82,22 @@ export function createExtensionRuntime(): ExtensionRuntime {
   const fail = (): never => {
     throw new Error(stale ?? NOT_BOUND);
   };
-  return {
+  const runtime: ExtensionRuntime = {
     flagValues: new Map(),
+    pendingProviderRegistrations: [],
     assertActive() {
       if (stale) throw new Error(stale);
     },
     invalidate(message) {
       stale ??= message ?? STALE;
     },
+    registerProvider(name, config, extensionPath = "<unknown>") {
+      runtime.pendingProviderRegistrations.push({ name, config, extensionPath });
+    },
+    unregisterProvider(name) {
+      runtime.pendingProviderRegistrations = runtime.pendingProviderRegistrations.filter((p) => p.name !== name);
+    },
+    sendMessage: fail,
     sendUserMessage: fail,
     appendEntry: fail,
     setSessionName: fail,
@@ -79,28 +108,28 @@ export function createExtensionRuntime(): ExtensionRuntime {
     setActiveTools: fail,
     // Registering tools while loading is allowed; there is nothing to refresh before binding.
     refreshTools: () => {},
+    getCommands: fail,
     setModel: () => Promise.reject(new Error(NOT_BOUND)),
     getThinkingLevel: fail,
     setThinkingLevel: fail,
   };
+  return runtime;
 }
 
 /**
- * Binds `runtime`'s actions to `session`. `allTools` is every tool the session may enable (default: the tools it
- * has now); `setActiveTools` picks among them by name.
+ * Binds `runtime`'s actions to `session` and registers the providers queued while loading. Tool actions pick
+ * among every tool the session knows (`getAllTools`); `setActiveTools` ignores unknown names.
  */
-export function bindExtensionRuntime(runtime: ExtensionRuntime, session: AgentSession, allTools?: AgentTool[]): void {
-  const all = allTools ?? [...session.agent.state.tools];
+export function bindExtensionRuntime(runtime: ExtensionRuntime, session: AgentSession): void {
   const active = () => {
     runtime.assertActive();
     return session;
   };
-  runtime.sendUserMessage = (content, options) => {
-    const s = active();
-    if (!s.isStreaming) void s.prompt(content).catch(() => {});
-    else if (options?.deliverAs === "followUp") s.followUp(content);
-    else s.steer(content);
+  const quiet = (p: Promise<unknown>) => {
+    p.catch(() => {});
   };
+  runtime.sendMessage = (message, options) => quiet(active().sendCustomMessage(message, options));
+  runtime.sendUserMessage = (content, options) => quiet(active().sendUserMessage(content, options));
   runtime.appendEntry = (customType, data) => {
     active().sessionManager.appendCustomEntry(customType, data);
   };
@@ -109,15 +138,10 @@ export function bindExtensionRuntime(runtime: ExtensionRuntime, session: AgentSe
   runtime.setLabel = (entryId, label) => {
     active().sessionManager.appendLabelChange(entryId, label);
   };
-  runtime.getActiveTools = () => active().agent.state.tools.map((t) => t.name);
-  runtime.getAllTools = () => {
-    active();
-    return [...all];
-  };
-  runtime.setActiveTools = (names) => {
-    const wanted = new Set(names);
-    active().setTools(all.filter((t) => wanted.has(t.name)));
-  };
+  runtime.getActiveTools = () => active().getActiveToolNames();
+  runtime.getAllTools = () => active().getAllTools();
+  runtime.setActiveTools = (names) => active().setActiveToolsByName(names);
+  runtime.getCommands = () => commandsOf(active());
   runtime.setModel = async (model) => {
     active().setModel(model);
     return true;
@@ -126,24 +150,33 @@ export function bindExtensionRuntime(runtime: ExtensionRuntime, session: AgentSe
   runtime.setThinkingLevel = (level) => {
     active().setThinkingLevel(level);
   };
+  runtime.registerProvider = (name, config) => active().modelRegistry.registerProvider(name, config);
+  runtime.unregisterProvider = (name) => active().modelRegistry.unregisterProvider(name);
+  const queued = runtime.pendingProviderRegistrations.splice(0);
+  for (const p of queued) session.modelRegistry.registerProvider(p.name, p.config);
 }
 
-/**
- * Loads the extensions in `configuredPaths` (files or folders, relative to `cwd`) after those discovered in
- * `<agentDir>/extensions` and `<cwd>/.tiller/extensions`. Never throws: failures are in `errors`.
- */
-export async function discoverAndLoadExtensions(
-  configuredPaths: string[],
-  cwd: string,
-  agentDir: string = getTillerHome(),
-  // Accepted for pi's signature; Tiller's extension API has no inter-extension bus to hand it to yet.
-  _eventBus?: EventBus,
-): Promise<LoadExtensionsResult> {
-  const runner = await loadExtensions({ cwd, tillerHome: agentDir, paths: configuredPaths });
-  return {
-    extensions: runner.extensions.map((e) => ({ ...e, resolvedPath: e.path })),
-    errors: runner.loadErrors.map((e) => ({ path: e.extension, error: e.message })),
-    runtime: createExtensionRuntime(),
-    runner,
-  };
+/** The `/commands` of `session`: its extensions' commands, prompt templates and skills (pi's getCommands). */
+function commandsOf(session: AgentSession): SlashCommandInfo[] {
+  const skills = session.resourceLoader?.getSkills().skills ?? [];
+  return [
+    ...session.extensionRunner.getRegisteredCommands().map((c) => ({
+      name: c.invocationName,
+      ...(c.description !== undefined ? { description: c.description } : {}),
+      source: "extension" as const,
+      sourceInfo: c.sourceInfo,
+    })),
+    ...session.promptTemplates.map((t) => ({
+      name: t.name,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      source: "prompt" as const,
+      sourceInfo: t.sourceInfo,
+    })),
+    ...skills.map((k) => ({
+      name: `skill:${k.name}`,
+      description: k.description,
+      source: "skill" as const,
+      sourceInfo: k.sourceInfo,
+    })),
+  ];
 }

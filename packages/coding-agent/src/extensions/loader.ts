@@ -1,6 +1,9 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { createEventBus, type EventBus } from "../event-bus.js";
+import { createExtensionRuntime } from "./extension-runtime.js";
+import { errorOf } from "./instantiate.js";
 import { ExtensionRunner, errorText, instantiateExtension, type LoadedExtension } from "./runner.js";
 import type { ExtensionError, ExtensionFactory } from "./types.js";
 
@@ -17,6 +20,8 @@ export interface LoadExtensionsOptions {
   noDiscovery?: boolean;
   /** Factories given in code (tests, embedders). */
   factories?: ReadonlyArray<{ name: string; factory: ExtensionFactory }>;
+  /** The `events` bus the extensions share (default: a new one). */
+  eventBus?: EventBus;
 }
 
 /**
@@ -108,7 +113,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Ex
     try {
       isDir = statSync(full).isDirectory();
     } catch {
-      errors.push({ extension: full, phase: "load", message: "file not found" });
+      errors.push({ extensionPath: full, event: "load", error: "file not found" });
       continue;
     }
     if (isDir) {
@@ -121,6 +126,7 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Ex
     }
   }
   const loaded: LoadedExtension[] = [];
+  const shared = { runtime: createExtensionRuntime(), events: options.eventBus ?? createEventBus() };
   const seen = new Set<string>();
   for (const file of files) {
     if (seen.has(file)) continue;
@@ -129,21 +135,21 @@ export async function loadExtensions(options: LoadExtensionsOptions): Promise<Ex
     try {
       factory = pickFactory(await importModule(file));
     } catch (err) {
-      errors.push({ extension: file, phase: "load", message: errorText(err) });
+      errors.push(errorOf(file, "load", err));
       continue;
     }
     if (!factory) {
-      errors.push({ extension: file, phase: "load", message: "module has no default-exported function" });
+      errors.push({ extensionPath: file, event: "load", error: "module has no default-exported function" });
       continue;
     }
-    const r = await instantiateExtension(file, factory, cwd);
+    const r = await instantiateExtension(file, factory, cwd, shared);
     if (r.extension) loaded.push(r.extension);
     if (r.error) errors.push(r.error);
   }
   for (const { name, factory } of options.factories ?? []) {
-    const r = await instantiateExtension(name, factory, cwd);
+    const r = await instantiateExtension(name, factory, cwd, shared);
     if (r.extension) loaded.push(r.extension);
     if (r.error) errors.push(r.error);
   }
-  return new ExtensionRunner(loaded, errors);
+  return new ExtensionRunner(loaded, errors, shared.runtime);
 }

@@ -3,210 +3,44 @@ import type {
   AfterToolCallResult,
   AgentEvent,
   AgentMessage,
-  AgentTool,
   ApprovalRequest,
   BeforeToolCallContext,
   BeforeToolCallResult,
 } from "@tiller/agent";
-import { execCommand } from "./exec.js";
-import { localExtensionSource } from "./source-info.js";
-import { asDefinition, type RegisteredTool, type ToolDefinition } from "./tool-definition.js";
-import type {
-  ExtensionAPI,
-  ExtensionCommand,
-  ExtensionContext,
-  ExtensionError,
-  ExtensionEventMap,
-  ExtensionEventName,
-  ExtensionFactory,
-  ExtensionHandler,
-  ExtensionResult,
-  ResolvedCommand,
-} from "./types.js";
+import type { ImageContent } from "@tiller/ai";
+import { errorOf, errorText } from "./instantiate.js";
+import { ExtensionRunnerCore } from "./runner-core.js";
+import type { ExtensionEventMap, ExtensionResult, InputSource } from "./types.js";
 
-/** One extension after its factory ran: what it registered. */
-export interface LoadedExtension {
-  path: string;
-  handlers: Map<ExtensionEventName, ExtensionHandler<ExtensionEventName>[]>;
-  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
-  tools: AgentTool<any>[];
-  commands: Map<string, ExtensionCommand>;
-}
-
-/**
- * Runs a factory against a fresh API object. Registrations are kept only if the factory finishes without
- * throwing; a throwing factory yields an error and no half-registered extension.
- */
-export async function instantiateExtension(
-  path: string,
-  factory: ExtensionFactory,
-  cwd: string,
-): Promise<{ extension?: LoadedExtension; error?: ExtensionError }> {
-  const ext: LoadedExtension = { path, handlers: new Map(), tools: [], commands: new Map() };
-  const api: ExtensionAPI = {
-    cwd,
-    on(event, handler) {
-      const list = ext.handlers.get(event) ?? [];
-      list.push(handler as unknown as ExtensionHandler<ExtensionEventName>);
-      ext.handlers.set(event, list);
-    },
-    registerTool(tool) {
-      if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") {
-        throw new Error("registerTool needs an object with a name and an execute function");
-      }
-      ext.tools.push(tool);
-    },
-    registerCommand(name, command) {
-      const clean = name.replace(/^\//, "");
-      if (!/^[A-Za-z0-9_.:-]+$/.test(clean)) throw new Error(`invalid command name "${name}"`);
-      if (!command || typeof command.handler !== "function") throw new Error(`command "${name}" has no handler`);
-      ext.commands.set(clean, command);
-    },
-    exec: (command, args, options) => execCommand(command, args, options?.cwd ?? cwd, options),
-  };
-  try {
-    await factory(api);
-    return { extension: ext };
-  } catch (err) {
-    return { error: { extension: path, phase: "load", message: errorText(err) } };
-  }
-}
-
-const NOOP_CONTEXT: ExtensionContext = {
-  cwd: process.cwd(),
-  hasUI: false,
-  notify: () => {},
-  abort: () => {},
-  isIdle: () => true,
-};
+export { errorText, instantiateExtension, type LoadedExtension } from "./instantiate.js";
+export { ExtensionRunnerCore } from "./runner-core.js";
 
 /**
  * Dispatches events to every loaded extension in load order. A handler that throws or rejects is reported through
  * `onError` and treated as if it returned nothing, except `tool_call`, where a failing guard blocks the call
  * (fail closed: a permission check that crashes must not let the tool run).
  */
-export class ExtensionRunner {
-  readonly extensions: readonly LoadedExtension[];
-  private context: ExtensionContext = NOOP_CONTEXT;
-  private errorListeners: Array<(error: ExtensionError) => void> = [];
-  /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
-  private pendingErrors: ExtensionError[] = [];
-
-  /** Errors met while loading (also delivered to the first `onError` listener). */
-  readonly loadErrors: readonly ExtensionError[];
-
-  constructor(extensions: readonly LoadedExtension[], loadErrors: readonly ExtensionError[] = []) {
-    this.extensions = extensions;
-    this.loadErrors = [...loadErrors];
-    this.pendingErrors.push(...loadErrors);
-  }
-
-  /** Sets what handlers receive as `ctx` (done by the host once the session exists). */
-  setContext(context: ExtensionContext): void {
-    this.context = context;
-  }
-
-  /** The context handlers and tool definitions receive now (pi's `createContext`). */
-  createContext(): ExtensionContext {
-    return this.context;
-  }
-
-  /** Whether the host has a user interface (the context's `hasUI`). */
-  hasUI(): boolean {
-    return this.context.hasUI;
-  }
-
-  /** Paths of the loaded extensions, in load order. */
-  getExtensionPaths(): string[] {
-    return this.extensions.map((e) => e.path);
-  }
-
-  /**
-   * The extensions' tools with their definitions and sources (pi's registered tools); on a name clash the later
-   * extension's tool, the one `getTools` hands the agent.
-   */
-  getAllRegisteredTools(): RegisteredTool[] {
-    const byName = new Map<string, RegisteredTool>();
-    for (const e of this.extensions) {
-      const sourceInfo = localExtensionSource(e.path);
-      for (const t of e.tools) byName.set(t.name, { definition: asDefinition(t), sourceInfo });
+export class ExtensionRunner extends ExtensionRunnerCore {
+  /** `user_bash`: the first handler that answers (other operations, or the result itself) decides. */
+  async emitUserBash(event: ExtensionEventMap["user_bash"]): Promise<ExtensionResult<"user_bash"> | undefined> {
+    for (const [ext, handler] of this.handlersOf("user_bash")) {
+      const r = await this.call(ext, "user_bash", handler, event);
+      if (r) return r;
     }
-    return [...byName.values()];
+    return undefined;
   }
 
-  getToolDefinition(name: string): ToolDefinition | undefined {
-    return this.getAllRegisteredTools().find((t) => t.definition.name === name)?.definition;
-  }
-
-  /** Reports `error` to the error listeners (held for the first one when none is attached yet). */
-  emitError(error: ExtensionError): void {
-    this.report(error);
-  }
-
-  /** Subscribes to extension errors; errors raised before the first subscription are delivered to it at once. */
-  onError(listener: (error: ExtensionError) => void): () => void {
-    this.errorListeners.push(listener);
-    const pending = this.pendingErrors.splice(0);
-    for (const e of pending) listener(e);
-    return () => {
-      this.errorListeners = this.errorListeners.filter((l) => l !== listener);
-    };
-  }
-
-  hasHandlers(event: ExtensionEventName): boolean {
-    return this.extensions.some((e) => (e.handlers.get(event)?.length ?? 0) > 0);
-  }
-
-  /** Tools from every extension; on a name clash the later extension's tool replaces the earlier one. */
-  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
-  getTools(): AgentTool<any>[] {
-    // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
-    const byName = new Map<string, AgentTool<any>>();
-    for (const e of this.extensions) for (const t of e.tools) byName.set(t.name, t);
-    return [...byName.values()];
-  }
-
-  getCommands(): Map<string, ExtensionCommand & { extension: string }> {
-    const out = new Map<string, ExtensionCommand & { extension: string }>();
-    for (const e of this.extensions) for (const [n, c] of e.commands) out.set(n, { ...c, extension: e.path });
-    return out;
-  }
-
-  /** Every `/command`, as `getCommands` resolves clashes (the later extension's), with its source. */
-  getRegisteredCommands(): ResolvedCommand[] {
-    return [...this.getCommands()].map(([name, { extension, ...command }]) => ({
-      ...command,
-      name,
-      invocationName: name,
-      sourceInfo: localExtensionSource(extension),
-    }));
-  }
-
-  /** The command `/name` invokes (without the slash), if any. */
-  getCommand(name: string): ResolvedCommand | undefined {
-    return this.getRegisteredCommands().find((c) => c.invocationName === name);
-  }
-
-  /**
-   * Runs `/name args` if an extension registered `name`. Returns false when no such command exists.
-   * A throwing command is reported, and still counts as handled.
-   */
-  async runCommand(text: string): Promise<boolean> {
-    const m = /^\/([A-Za-z0-9_.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-    if (!m) return false;
-    const cmd = this.getCommands().get(m[1]!);
-    if (!cmd) return false;
-    try {
-      await cmd.handler(m[2] ?? "", this.context);
-    } catch (err) {
-      this.report({ extension: cmd.extension, phase: `command:/${m[1]}`, message: errorText(err) });
+  /** `before_provider_request`: the request body, each handler's non-undefined return replacing it. */
+  async emitBeforeProviderRequest(payload: unknown): Promise<unknown> {
+    let current = payload;
+    for (const [ext, handler] of this.handlersOf("before_provider_request")) {
+      const r = await this.call(ext, "before_provider_request", handler, {
+        type: "before_provider_request",
+        payload: current,
+      });
+      if (r !== undefined) current = r;
     }
-    return true;
-  }
-
-  /** Observe-only dispatch (agent and session events). Never throws. */
-  async emit<K extends ExtensionEventName>(event: ExtensionEventMap[K]): Promise<void> {
-    await this.each(event.type as K, event, () => undefined);
+    return current;
   }
 
   /** Forwards an agent event to observers; cheap when nobody listens. */
@@ -215,16 +49,40 @@ export class ExtensionRunner {
     await this.emit(event as ExtensionEventMap[typeof event.type]);
   }
 
-  /** `input`: returns the (maybe transformed) text, or undefined when an extension handled it. */
-  async input(text: string): Promise<string | undefined> {
+  /**
+   * `input` (pi's `emitInput`): handlers see the text and images as transformed so far; the first `handled` ends
+   * it. Returns `transform` when anything changed, else `continue`.
+   */
+  async emitInput(
+    text: string,
+    images: ImageContent[] | undefined,
+    source: InputSource,
+  ): Promise<ExtensionResult<"input">> {
     let current = text;
-    let handled = false;
-    await this.each("input", { type: "input", text }, (r) => {
-      if (handled || !r) return;
-      if (r.action === "handled") handled = true;
-      else if (r.action === "transform" && typeof r.text === "string") current = r.text;
-    });
-    return handled ? undefined : current;
+    let currentImages = images;
+    for (const [ext, handler] of this.handlersOf("input")) {
+      const r = await this.call(ext, "input", handler, {
+        type: "input",
+        text: current,
+        ...(currentImages ? { images: currentImages } : {}),
+        source,
+      });
+      if (r?.action === "handled") return r;
+      if (r?.action === "transform" && typeof r.text === "string") {
+        current = r.text;
+        currentImages = r.images ?? currentImages;
+      }
+    }
+    return current !== text || currentImages !== images
+      ? { action: "transform", text: current, ...(currentImages ? { images: currentImages } : {}) }
+      : { action: "continue" };
+  }
+
+  /** `input` for text alone: the (maybe transformed) text, or undefined when an extension handled it. */
+  async input(text: string, source: InputSource = "interactive"): Promise<string | undefined> {
+    const r = await this.emitInput(text, undefined, source);
+    if (r.action === "handled") return undefined;
+    return r.action === "transform" ? r.text : text;
   }
 
   /** `before_agent_start`: the system prompt for this run; later extensions see earlier replacements. */
@@ -266,10 +124,13 @@ export class ExtensionRunner {
     for (const [ext, handler] of this.handlersOf("tool_call")) {
       let r: ExtensionResult<"tool_call"> | undefined;
       try {
-        r = (await handler({ type: "tool_call", toolCallId, toolName, input: current }, this.context)) as typeof r;
+        r = (await handler(
+          { type: "tool_call", toolCallId, toolName, input: current },
+          this.createContext(),
+        )) as typeof r;
       } catch (err) {
         const message = errorText(err);
-        this.report({ extension: ext.path, phase: "tool_call", message });
+        this.report(errorOf(ext.path, "tool_call", err));
         return { block: true, reason: `Blocked: extension ${ext.path} failed while checking this call: ${message}` };
       }
       if (!r) continue;
@@ -310,6 +171,63 @@ export class ExtensionRunner {
     return cur;
   }
 
+  // ---- pi's names for the hooks above (hosts written against pi's runner) ----
+
+  /** pi's `emitContext`: the messages for a model call, from a copy (handlers may edit it freely). */
+  emitContext(messages: AgentMessage[]): Promise<AgentMessage[]> {
+    return this.transformContext(structuredClone(messages));
+  }
+
+  /**
+   * pi's `emitToolCall`: `{block, reason}` when a handler blocks. Replacement arguments are written into
+   * `event.input` (pi's handlers edit it in place, and its hosts read it back).
+   */
+  async emitToolCall(event: ExtensionEventMap["tool_call"]): Promise<ExtensionResult<"tool_call"> | undefined> {
+    const r = await this.toolCall(event.toolCallId, event.toolName, event.input);
+    if (r.block) return { block: true, reason: r.reason };
+    if (r.changed && r.input !== event.input) {
+      for (const k of Object.keys(event.input)) delete event.input[k];
+      Object.assign(event.input, r.input);
+    }
+    return r.requireApproval ? { requireApproval: r.requireApproval } : undefined;
+  }
+
+  /** pi's `emitToolResult`: the changed parts, or undefined when no handler changed anything. */
+  async emitToolResult(event: ExtensionEventMap["tool_result"]): Promise<ExtensionResult<"tool_result"> | undefined> {
+    const { type: _type, ...rest } = event;
+    const r = await this.toolResult(rest);
+    return r.changed ? { content: r.content, details: r.details, isError: r.isError } : undefined;
+  }
+
+  /** pi's `emitBeforeAgentStart`: the system prompt when a handler replaced it, else undefined. */
+  async emitBeforeAgentStart(
+    prompt: string,
+    _images: ImageContent[] | undefined,
+    systemPrompt: string,
+    // pi's BuildSystemPromptOptions: Tiller's handlers get the prompt text only.
+    _systemPromptOptions?: unknown,
+  ): Promise<{ systemPrompt?: string } | undefined> {
+    if (!this.hasHandlers("before_agent_start")) return undefined;
+    const next = await this.beforeAgentStart(prompt, systemPrompt);
+    return next !== systemPrompt ? { systemPrompt: next } : undefined;
+  }
+
+  /** pi's `invalidate`: the extensions' actions throw `message` from now on (their session was replaced). */
+  invalidate(message?: string): void {
+    this.runtime.invalidate(message);
+  }
+
+  /** pi's `shutdown`: asks the host to end (the handler `setShutdownHandler` set), as `ctx.shutdown()` does. */
+  shutdown(): void {
+    this.shutdownHandler();
+  }
+
+  /** What `shutdown` (and the contexts the host builds with `() => runner.shutdown()`) does. */
+  setShutdownHandler(handler: (() => void) | undefined): void {
+    this.shutdownHandler = handler ?? (() => {});
+  }
+  private shutdownHandler: () => void = () => {};
+
   /** Hooks in the shape of the agent loop's config (`beforeToolCall`, `afterToolCall`, `transformContext`). */
   agentHooks(): {
     beforeToolCall: (ctx: BeforeToolCallContext) => Promise<BeforeToolCallResult | undefined>;
@@ -340,55 +258,8 @@ export class ExtensionRunner {
         this.hasHandlers("context") ? this.transformContext(messages) : Promise.resolve(messages),
     };
   }
-
-  private *handlersOf<K extends ExtensionEventName>(event: K): Generator<[LoadedExtension, ExtensionHandler<K>]> {
-    for (const ext of this.extensions) {
-      for (const h of ext.handlers.get(event) ?? []) yield [ext, h as unknown as ExtensionHandler<K>];
-    }
-  }
-
-  private async each<K extends ExtensionEventName>(
-    event: K,
-    payload: ExtensionEventMap[K],
-    onResult: (r: ExtensionResult<K> | undefined) => void,
-  ): Promise<void> {
-    for (const [ext, handler] of this.handlersOf(event)) onResult(await this.call(ext, event, handler, payload));
-  }
-
-  private async call<K extends ExtensionEventName>(
-    ext: LoadedExtension,
-    event: K,
-    handler: ExtensionHandler<K>,
-    payload: ExtensionEventMap[K],
-  ): Promise<ExtensionResult<K> | undefined> {
-    try {
-      return (await handler(payload, this.context)) ?? undefined;
-    } catch (err) {
-      this.report({ extension: ext.path, phase: event, message: errorText(err) });
-      return undefined;
-    }
-  }
-
-  private report(error: ExtensionError): void {
-    if (this.errorListeners.length === 0) {
-      this.pendingErrors.push(error);
-      return;
-    }
-    for (const l of this.errorListeners) {
-      try {
-        l(error);
-      } catch {
-        // A failing error listener must not turn a reported error into a crash.
-      }
-    }
-  }
 }
 
 function asRecord(value: unknown): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
 }

@@ -4,10 +4,36 @@
  * messages sent to the model, change the system prompt, and add tools and `/commands`.
  */
 
-import type { AgentEvent, AgentMessage, AgentTool, ApprovalRequest } from "@tiller/agent";
-import type { ImageContent, TextContent } from "@tiller/ai";
+import type { AgentEvent, AgentMessage, ApprovalRequest, ThinkingLevel } from "@tiller/agent";
+import type { ImageContent, Model, TextContent, TSchema } from "@tiller/ai";
+import type { BashResult } from "../agent-session/user-bash.js";
+import type { CompactionResult } from "../compaction/compact.js";
+import type { CompactionPreparation } from "../compaction/entry-compaction.js";
+import type { EventBus } from "../event-bus.js";
+import type { ProviderConfig } from "../models/models-json.js";
+import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.js";
+import type { BashOperations } from "../tools/bash.js";
+import type { ExtensionCommandContext, ExtensionContext } from "./context.js";
 import type { ExecOptions, ExecResult } from "./exec.js";
+import type { ExtensionActions } from "./extension-runtime.js";
 import type { SourceInfo } from "./source-info.js";
+import type { ToolDefinition } from "./tool-definition.js";
+
+/** What a move in the session tree is about to do (the `session_before_tree` event's `preparation`). */
+export interface TreePreparation {
+  targetId: string;
+  oldLeafId: string | null;
+  commonAncestorId: string | null;
+  /** The entries of the branch being left, below the common ancestor. */
+  entriesToSummarize: SessionEntry[];
+  userWantsSummary: boolean;
+  customInstructions?: string;
+  replaceInstructions?: boolean;
+  label?: string;
+}
+
+/** Where user input came from: the terminal UI (and print mode), an RPC client, or an extension. */
+export type InputSource = "interactive" | "rpc" | "extension";
 
 /** Why a session (re)started. */
 export type SessionStartReason = "startup" | "new" | "resume" | "fork";
@@ -15,9 +41,61 @@ export type SessionStartReason = "startup" | "new" | "resume" | "fork";
 /** Events an extension can only observe, plus those whose handler result changes what happens. */
 export interface ExtensionEventMap {
   session_start: { type: "session_start"; reason: SessionStartReason; sessionId?: string };
-  session_shutdown: { type: "session_shutdown" };
+  /** The session ends: the program quits, or the session is replaced (`targetSessionFile`: where it continues). */
+  session_shutdown: {
+    type: "session_shutdown";
+    reason: "quit" | "reload" | "new" | "resume" | "fork";
+    targetSessionFile?: string;
+  };
+  /** Before the session is replaced by a new one or another file: a handler may cancel. */
+  session_before_switch: { type: "session_before_switch"; reason: "new" | "resume"; targetSessionFile?: string };
+  /** Before a fork: a handler may cancel. */
+  session_before_fork: { type: "session_before_fork"; entryId: string; position: "before" | "at" };
+  /**
+   * Before a compaction (manual, at the threshold or after an overflow): a handler may cancel it or supply the
+   * compaction itself (its summary is then written instead of asking the model).
+   */
+  session_before_compact: {
+    type: "session_before_compact";
+    preparation: CompactionPreparation;
+    branchEntries: SessionEntry[];
+    customInstructions?: string;
+    signal: AbortSignal;
+  };
+  /**
+   * Before a move in the session tree (`navigateTree`): a handler may cancel it, supply the branch summary, or
+   * change the summary instructions and the label.
+   */
+  session_before_tree: { type: "session_before_tree"; preparation: TreePreparation; signal: AbortSignal };
+  /** After a move in the session tree; `fromExtension` when a handler supplied the summary. */
+  session_tree: {
+    type: "session_tree";
+    newLeafId: string | null;
+    oldLeafId: string | null;
+    summaryEntry?: BranchSummaryEntry;
+    fromExtension?: boolean;
+  };
+  /** After a compaction entry was written; `fromExtension` when a handler supplied it. */
+  session_compact: { type: "session_compact"; compactionEntry: CompactionEntry; fromExtension: boolean };
+  /** Before a command the user typed (`!cmd`) runs: a handler may run it elsewhere or answer it. */
+  user_bash: { type: "user_bash"; command: string; excludeFromContext: boolean; cwd: string };
+  /** The session's model changed (`set`, or `cycle` through the scoped models); not sent when it stays the same. */
+  model_select: {
+    type: "model_select";
+    // biome-ignore lint/suspicious/noExplicitAny: any API's model (pi's `Model<any>`).
+    model: Model<any>;
+    // biome-ignore lint/suspicious/noExplicitAny: any API's model.
+    previousModel: Model<any> | undefined;
+    source: "set" | "cycle" | "restore";
+  };
+  /** The reasoning level changed. */
+  thinking_level_select: { type: "thinking_level_select"; level: ThinkingLevel; previousLevel: ThinkingLevel };
+  /** A provider answered a request (before its body streams). */
+  after_provider_response: { type: "after_provider_response"; status: number; headers: Record<string, string> };
+  /** Before each request to the model's provider: a handler may return a replacement request body. */
+  before_provider_request: { type: "before_provider_request"; payload: unknown };
   /** Raw user input before template expansion; a handler may transform it or handle it entirely. */
-  input: { type: "input"; text: string };
+  input: { type: "input"; text: string; images?: ImageContent[]; source: InputSource };
   /** Before a run starts: the handler may replace the system prompt for this run. */
   before_agent_start: { type: "before_agent_start"; prompt: string; systemPrompt: string };
   /** Before each model call: the handler may replace the messages sent (the transcript itself is unchanged). */
@@ -52,7 +130,28 @@ export type ExtensionEventName = keyof ExtensionEventMap;
 
 /** What a handler may return, per event; `void` for observe-only events. */
 export interface ExtensionResultMap {
-  input: { action: "continue" } | { action: "transform"; text: string } | { action: "handled" };
+  session_before_switch: { cancel?: boolean };
+  session_before_fork: { cancel?: boolean; skipConversationRestore?: boolean };
+  session_before_compact: { cancel?: boolean; compaction?: CompactionResult };
+  session_before_tree: {
+    cancel?: boolean;
+    /** Used as the branch summary when the move summarizes (instead of asking the model). */
+    summary?: { summary: string; details?: unknown };
+    customInstructions?: string;
+    replaceInstructions?: boolean;
+    label?: string;
+  };
+  user_bash: { operations?: BashOperations; result?: BashResult };
+  /**
+   * The request body to send instead (any value but undefined replaces it). Spelled out rather than `unknown`
+   * (pi's `BeforeProviderRequestEventResult`): an `unknown` here would swallow every other handler's result type
+   * while `on` infers its event, and object literals returned by handlers would lose their literal types.
+   */
+  before_provider_request: object | string | number | boolean | null;
+  input:
+    | { action: "continue" }
+    | { action: "transform"; text: string; images?: ImageContent[] }
+    | { action: "handled" };
   before_agent_start: { systemPrompt?: string };
   context: { messages?: AgentMessage[] };
   /** `requireApproval`: the call waits for a person's decision (the first handler that asks wins). */
@@ -64,40 +163,57 @@ export type ExtensionResult<K extends ExtensionEventName> = K extends keyof Exte
   ? ExtensionResultMap[K]
   : undefined;
 
-/** What handlers and commands get besides the event. Set by the host once the session exists. */
-export interface ExtensionContext {
-  cwd: string;
-  /** True in the interactive terminal UI. */
-  hasUI: boolean;
-  /** Shows a message to the user (stderr line, TUI notice, or an RPC event). */
-  notify(message: string, level?: "info" | "warning" | "error"): void;
-  /** Aborts the current run, if any. */
-  abort(): void;
-  /** True when no run is in progress. */
-  isIdle(): boolean;
-}
+export type { ExtensionCommandContext, ExtensionContext } from "./context.js";
 
-export type ExtensionHandler<K extends ExtensionEventName> = (
-  event: ExtensionEventMap[K],
+/** pi's handler type: an event of type `E`, the context, and a result of type `R` (or nothing). */
+export type ExtensionHandler<E, R = undefined> = (
+  event: E,
   ctx: ExtensionContext,
-) => ExtensionResult<K> | undefined | Promise<ExtensionResult<K> | undefined>;
+) => Promise<R | undefined | void> | R | undefined | void;
+
+/** The handler of the event named `K`. */
+export type HandlerOf<K extends ExtensionEventName> = ExtensionHandler<ExtensionEventMap[K], ExtensionResult<K>>;
 
 /** A `/name args` command added by an extension. */
 export interface ExtensionCommand {
   description?: string;
-  handler: (args: string, ctx: ExtensionContext) => void | Promise<void>;
+  handler: (args: string, ctx: ExtensionCommandContext) => void | Promise<void>;
 }
 
-/** The object an extension's factory receives. */
-export interface ExtensionAPI {
+/** A command-line flag an extension defines (`getFlag` reads its value). */
+export interface ExtensionFlag {
+  name: string;
+  description?: string;
+  type: "boolean" | "string";
+  default?: boolean | string;
+  /** The extension that registered it. */
+  extensionPath: string;
+}
+
+/**
+ * The object an extension's factory receives (pi's ExtensionAPI without the terminal-UI registrations). The
+ * session actions (`sendMessage` … `unregisterProvider`) go through the shared ExtensionRuntime: they throw while
+ * the extension loads and act on the session once it is bound; providers registered while loading are queued.
+ */
+export interface ExtensionAPI extends Omit<ExtensionActions, "refreshTools"> {
   /** The folder the CLI runs in. */
   readonly cwd: string;
-  on<K extends ExtensionEventName>(event: K, handler: ExtensionHandler<K>): void;
-  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
-  registerTool(tool: AgentTool<any>): void;
+  on<K extends ExtensionEventName>(event: K, handler: HandlerOf<K>): void;
+  /** A tool whose `execute` also gets the context (a plain AgentTool works too: it ignores the context). */
+  // biome-ignore lint/suspicious/noExplicitAny: pi's third type parameter (renderer state) defaults to any.
+  registerTool<TParams extends TSchema = TSchema, TDetails = unknown, TState = any>(
+    tool: ToolDefinition<TParams, TDetails, TState>,
+  ): void;
   registerCommand(name: string, command: ExtensionCommand): void;
   /** Runs a program (no shell) in `options.cwd` or the extension's cwd; see `execCommand`. */
   exec(command: string, args: string[], options?: ExecOptions): Promise<ExecResult>;
+  /** Defines a flag; its value comes from the host (`extensionFlagValues`), else `default`. */
+  registerFlag(name: string, options: Omit<ExtensionFlag, "name" | "extensionPath">): void;
+  getFlag(name: string): boolean | string | undefined;
+  registerProvider(name: string, config: ProviderConfig): void;
+  unregisterProvider(name: string): void;
+  /** Shared by the extensions of one load: a channel between them. */
+  events: EventBus;
 }
 
 /** The module shape the loader accepts: a default-exported (or module-level) factory. */
@@ -105,11 +221,14 @@ export type ExtensionFactory = (api: ExtensionAPI) => void | Promise<void>;
 
 /** A problem with an extension: failed to load, factory threw, or a handler threw. Reported, never fatal. */
 export interface ExtensionError {
-  /** Path of the extension module (or "<inline>"). */
-  extension: string;
-  /** Event or phase: "load", a handler's event name, or "command:/name". */
-  phase: string;
-  message: string;
+  /** Path of the extension module (or the factory's name). */
+  extensionPath: string;
+  /** What failed: "load", a handler's event name, or "command:/name". */
+  event: string;
+  /** The error's message. */
+  error: string;
+  /** The stack of a thrown Error, when there is one. */
+  stack?: string;
 }
 
 export type { ExecOptions, ExecResult } from "./exec.js";
@@ -127,6 +246,23 @@ export type InputEventResult = ExtensionResultMap["input"];
 export type BeforeAgentStartEvent = ExtensionEventMap["before_agent_start"];
 export type BeforeAgentStartEventResult = ExtensionResultMap["before_agent_start"];
 export type ContextEvent = ExtensionEventMap["context"];
+export type SessionBeforeSwitchEvent = ExtensionEventMap["session_before_switch"];
+export type SessionBeforeForkEvent = ExtensionEventMap["session_before_fork"];
+export type SessionBeforeCompactEvent = ExtensionEventMap["session_before_compact"];
+export type SessionCompactEvent = ExtensionEventMap["session_compact"];
+export type SessionBeforeTreeEvent = ExtensionEventMap["session_before_tree"];
+export type ModelSelectEvent = ExtensionEventMap["model_select"];
+export type ThinkingLevelSelectEvent = ExtensionEventMap["thinking_level_select"];
+export type AfterProviderResponseEvent = ExtensionEventMap["after_provider_response"];
+export type SessionTreeEvent = ExtensionEventMap["session_tree"];
+export type SessionBeforeTreeResult = ExtensionResultMap["session_before_tree"];
+export type UserBashEvent = ExtensionEventMap["user_bash"];
+export type UserBashEventResult = ExtensionResultMap["user_bash"];
+export type BeforeProviderRequestEvent = ExtensionEventMap["before_provider_request"];
+export type BeforeProviderRequestEventResult = unknown;
+export type SessionBeforeSwitchResult = ExtensionResultMap["session_before_switch"];
+export type SessionBeforeForkResult = ExtensionResultMap["session_before_fork"];
+export type SessionBeforeCompactResult = ExtensionResultMap["session_before_compact"];
 export type ToolCallEventResult = ExtensionResultMap["tool_call"];
 export type AgentStartEvent = ExtensionEventMap["agent_start"];
 export type AgentEndEvent = ExtensionEventMap["agent_end"];

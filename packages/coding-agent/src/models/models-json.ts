@@ -16,7 +16,8 @@ export interface ModelDefinition {
   maxTokens?: number;
   cost?: Partial<Model["cost"]>;
   headers?: Record<string, string>;
-  compat?: Record<string, unknown>;
+  /** Per-API compatibility flags (pi's `Model["compat"]` shapes; validated by the provider that reads them). */
+  compat?: object;
   thinkingLevelMap?: Model["thinkingLevelMap"];
 }
 
@@ -26,7 +27,8 @@ export interface ProviderConfig {
   /** Literal key, an environment variable name, or `!command` (run when the key is needed). */
   apiKey?: string;
   headers?: Record<string, string>;
-  compat?: Record<string, unknown>;
+  /** Per-API compatibility flags (pi's `Model["compat"]` shapes; validated by the provider that reads them). */
+  compat?: object;
   models?: ModelDefinition[];
   /** Per built-in model id: fields to override. */
   modelOverrides?: Record<string, Partial<ModelDefinition>>;

@@ -6,7 +6,8 @@
 import { resolve } from "node:path";
 import type { AgentSession } from "../agent-session/agent-session.js";
 import type { CreateAgentSessionResult } from "../agent-session/create-agent-session.js";
-import type { SessionStartEvent } from "../extensions/types.js";
+import { sessionCommandActions } from "../extensions/context.js";
+import type { ExtensionEventMap, SessionStartEvent } from "../extensions/types.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { AgentSessionRuntimeDiagnostic, AgentSessionServices } from "./agent-session-services.js";
 
@@ -53,7 +54,45 @@ export class AgentSessionRuntime {
     private readonly createRuntime: CreateAgentSessionRuntimeFactory,
     private currentDiagnostics: AgentSessionRuntimeDiagnostic[] = [],
     private fallbackMessage?: string,
-  ) {}
+  ) {
+    this.bindCommands();
+  }
+
+  /**
+   * Gives the current session's `/command` handlers the runtime's session controls: `newSession`, `fork` and
+   * `switchSession` replace the session through this runtime (their `withSession` gets the new session's command
+   * context); waiting and tree moves act on the session itself.
+   */
+  private bindCommands(): void {
+    const runner = this.current.extensionRunner;
+    const contextOf = (r: ReplacedSessionContext) => r.session.createReplacedSessionContext();
+    runner.bindCommandContext({
+      ...sessionCommandActions(this.current),
+      newSession: (o) =>
+        this.newSession({
+          ...(o?.parentSession ? { parentSession: o.parentSession } : {}),
+          ...(o?.setup ? { setup: o.setup } : {}),
+          ...(o?.withSession ? { withSession: (r) => o.withSession!(contextOf(r)) } : {}),
+        }),
+      fork: (entryId, o) =>
+        this.fork(entryId, {
+          ...(o?.position ? { position: o.position } : {}),
+          ...(o?.withSession ? { withSession: (r) => o.withSession!(contextOf(r)) } : {}),
+        }),
+      switchSession: (path, o) =>
+        this.switchSession(path, o?.withSession ? { withSession: (r) => o.withSession!(contextOf(r)) } : {}),
+    });
+  }
+
+  /** Asks the current session's extensions (`session_before_switch` / `session_before_fork`); true when one cancels. */
+  private async cancelledBy(
+    event: ExtensionEventMap["session_before_switch"] | ExtensionEventMap["session_before_fork"],
+  ): Promise<boolean> {
+    const runner = this.current.extensionRunner;
+    if (!runner.hasHandlers(event.type)) return false;
+    const r = await runner.emit<"session_before_switch" | "session_before_fork">(event);
+    return r?.cancel === true;
+  }
 
   get services(): AgentSessionServices {
     return this.currentServices;
@@ -87,7 +126,8 @@ export class AgentSessionRuntime {
     if (this.disposed) throw new Error("AgentSessionRuntime was disposed");
     if (this.current.isStreaming) await this.current.abort();
     this.beforeInvalidate?.();
-    await this.teardown();
+    const target = sessionManager.getSessionFile();
+    await this.teardown(sessionStartEvent.reason === "startup" ? "quit" : sessionStartEvent.reason, target);
     const next = await this.createRuntime({
       cwd: sessionManager.getCwd(),
       agentDir: this.currentServices.agentDir,
@@ -98,30 +138,40 @@ export class AgentSessionRuntime {
     this.currentServices = next.services;
     this.currentDiagnostics = next.diagnostics;
     this.fallbackMessage = next.modelFallbackMessage;
+    this.bindCommands();
     await this.rebind?.(next.session);
     await withSession?.({ session: next.session, services: next.services });
     return { cancelled: false };
   }
 
-  private async teardown(): Promise<void> {
+  private async teardown(
+    reason: ExtensionEventMap["session_shutdown"]["reason"] = "quit",
+    targetSessionFile?: string,
+  ): Promise<void> {
     const runner = this.currentServices.resourceLoader.getExtensions();
     runner.runtime.invalidate();
-    await runner.runner.emit({ type: "session_shutdown" });
+    await runner.runner.emit({ type: "session_shutdown", reason, ...(targetSessionFile ? { targetSessionFile } : {}) });
     this.current.dispose();
   }
 
-  /** Continues in the session stored at `sessionPath`. */
-  switchSession(
+  /** Continues in the session stored at `sessionPath` (unless an extension cancels `session_before_switch`). */
+  async switchSession(
     sessionPath: string,
     options: { cwdOverride?: string; withSession?: (ctx: ReplacedSessionContext) => Promise<void> } = {},
   ): Promise<{ cancelled: boolean }> {
+    const targetSessionFile = resolve(sessionPath);
+    if (await this.cancelledBy({ type: "session_before_switch", reason: "resume", targetSessionFile }))
+      return { cancelled: true };
     // Re-opening the current file: its writer lock must be released first.
     if (resolve(sessionPath) === this.current.sessionFile) this.current.dispose();
     const sm = SessionManager.open(sessionPath, options.cwdOverride ? { cwdOverride: options.cwdOverride } : {});
     return this.replace(sm, { type: "session_start", reason: "resume" }, options.withSession);
   }
 
-  /** Starts a new, empty session in the same directory (after `setup` prepared its manager, if given). */
+  /**
+   * Starts a new, empty session in the same directory (after `setup` prepared its manager, if given), unless an
+   * extension cancels `session_before_switch`.
+   */
   async newSession(
     options: {
       parentSession?: string;
@@ -129,6 +179,7 @@ export class AgentSessionRuntime {
       withSession?: (ctx: ReplacedSessionContext) => Promise<void>;
     } = {},
   ): Promise<{ cancelled: boolean }> {
+    if (await this.cancelledBy({ type: "session_before_switch", reason: "new" })) return { cancelled: true };
     const old = this.current.sessionManager;
     const dir = old.getSessionDir();
     const sm = old.isPersisted() ? SessionManager.create(old.getCwd(), dir) : SessionManager.inMemory(old.getCwd());
@@ -151,6 +202,7 @@ export class AgentSessionRuntime {
     const isUser = entry.type === "message" && entry.message.role === "user";
     const position = options.position ?? (isUser ? "before" : "at");
     const selectedText = isUser ? textOf((entry.message as { content?: unknown }).content) : undefined;
+    if (await this.cancelledBy({ type: "session_before_fork", entryId, position })) return { cancelled: true };
     const at = position === "before" ? entry.parentId : entry.id;
     const source = sm.getSessionFile();
     this.current.dispose();

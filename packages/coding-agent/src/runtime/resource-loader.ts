@@ -9,7 +9,7 @@ import { loadContextFiles } from "../context/context-files.js";
 import { loadPromptTemplates, type PromptTemplate } from "../context/prompt-templates.js";
 import { loadSkills, type Skill } from "../context/skills.js";
 import type { EventBus } from "../event-bus.js";
-import { createExtensionRuntime, type Extension, type LoadExtensionsResult } from "../extensions/extension-runtime.js";
+import type { Extension, LoadExtensionsResult } from "../extensions/extension-runtime.js";
 import { loadExtensions } from "../extensions/loader.js";
 import type { ExtensionFactory } from "../extensions/types.js";
 import { getTillerHome } from "../home.js";
@@ -116,11 +116,12 @@ export class DefaultResourceLoader implements ResourceLoader {
       paths: o.additionalExtensionPaths ?? [],
       noDiscovery: o.noExtensions === true,
       factories: (o.extensionFactories ?? []).map((factory, i) => ({ name: `<factory ${i + 1}>`, factory })),
+      ...(o.eventBus ? { eventBus: o.eventBus } : {}),
     });
     const extensions: LoadExtensionsResult = {
       extensions: runner.extensions.map((e): Extension => ({ ...e, resolvedPath: e.path })),
-      errors: runner.loadErrors.map((e) => ({ path: e.extension, error: e.message })),
-      runtime: createExtensionRuntime(),
+      errors: runner.loadErrors.map((e) => ({ path: e.extensionPath, error: e.error })),
+      runtime: runner.runtime,
       runner,
     };
     this.extensions = o.extensionsOverride ? o.extensionsOverride(extensions) : extensions;

@@ -26,10 +26,25 @@ export interface FindToolDetails {
   truncation?: TruncationResult;
   /** Set to the limit when more files match. */
   resultLimitReached?: number;
-  engine: "rg" | "js";
+  /** Which local search ran; undefined when a custom `operations.glob` listed the files. */
+  engine?: "rg" | "js";
 }
 
+/**
+ * pi's pluggable file search for find: when `glob` is given it lists the matches instead of the local walk
+ * (paths relative to or under the search folder), after `exists` confirmed the folder.
+ */
+export interface FindOperations {
+  exists: (absolutePath: string) => Promise<boolean> | boolean;
+  glob: (pattern: string, cwd: string, options: { ignore: string[]; limit: number }) => Promise<string[]> | string[];
+}
+
+/** What a custom `glob` is asked to leave out (pi passes the same). */
+const GLOB_IGNORE = ["**/node_modules/**", "**/.git/**"];
+
 export interface FindToolOptions {
+  /** Default: the local walk (rg or JS). */
+  operations?: FindOperations;
   sandbox?: boolean;
   /** "auto" (default) uses rg when on PATH; false forces the JS walker. */
   ripgrep?: "auto" | false;
@@ -99,30 +114,52 @@ export function createFindTool(
       if (signal?.aborted) throw new Error("Search aborted");
       if (typeof params.pattern !== "string" || params.pattern === "") throw new Error("pattern is empty");
       const root = resolveToolPath(params.path ?? ".", cwd, options);
+      const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_FIND_LIMIT));
+      const ops = options.operations;
+      if (ops?.glob) {
+        if (!(await ops.exists(root))) throw new Error(`Path not found: ${params.path ?? "."}`);
+        const found = await ops.glob(params.pattern, root, { ignore: [...GLOB_IGNORE], limit });
+        if (signal?.aborted) throw new Error("Search aborted");
+        const files = found.slice(0, limit).map((p) => relativeTo(root, p));
+        return report(files, found.length >= limit, limit, undefined);
+      }
       const info = await stat(root).catch(() => undefined);
       if (!info) throw new Error(`Path not found: ${params.path ?? "."}`);
       if (!info.isDirectory()) throw new Error(`Not a directory: ${params.path}`);
-      const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_FIND_LIMIT));
       const rg = options.ripgrep === false ? undefined : findRipgrep();
       const search = { root, pattern: params.pattern, limit, signal };
       const { files, limitReached } = rg ? await findWithRipgrep(search, rg) : await findWithJs(search);
-      const engine = rg ? "rg" : "js";
-      if (files.length === 0)
-        return { content: [{ type: "text", text: "No files found matching pattern" }], details: { engine } };
-      const t = truncateHead(files.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER, maxBytes: DEFAULT_MAX_BYTES });
-      const notes: string[] = [];
-      if (limitReached)
-        notes.push(`${limit} results limit reached. Use limit=${limit * 2} for more, or refine the pattern`);
-      if (t.truncated) notes.push(`Output truncated to ${DEFAULT_MAX_BYTES / 1024}KB`);
-      const text = notes.length > 0 ? `${t.content}\n\n[${notes.join(". ")}]` : t.content;
-      return {
-        content: [{ type: "text", text }],
-        details: {
-          engine,
-          truncation: t.truncated ? t : undefined,
-          resultLimitReached: limitReached ? limit : undefined,
-        },
-      };
+      return report(files, limitReached, limit, rg ? "rg" : "js");
+    },
+  };
+}
+
+function relativeTo(root: string, p: string): string {
+  const rel = path.isAbsolute(p) ? path.relative(root, p) : p;
+  return rel.split(path.sep).join("/");
+}
+
+/** The tool result for `files`; `engine` is undefined when a custom `glob` listed them. */
+function report(
+  files: string[],
+  limitReached: boolean,
+  limit: number,
+  engine: "rg" | "js" | undefined,
+): { content: [{ type: "text"; text: string }]; details: FindToolDetails } {
+  if (files.length === 0)
+    return { content: [{ type: "text", text: "No files found matching pattern" }], details: { engine } };
+  const t = truncateHead(files.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER, maxBytes: DEFAULT_MAX_BYTES });
+  const notes: string[] = [];
+  if (limitReached)
+    notes.push(`${limit} results limit reached. Use limit=${limit * 2} for more, or refine the pattern`);
+  if (t.truncated) notes.push(`Output truncated to ${DEFAULT_MAX_BYTES / 1024}KB`);
+  const text = notes.length > 0 ? `${t.content}\n\n[${notes.join(". ")}]` : t.content;
+  return {
+    content: [{ type: "text", text }],
+    details: {
+      engine,
+      truncation: t.truncated ? t : undefined,
+      resultLimitReached: limitReached ? limit : undefined,
     },
   };
 }

@@ -36,7 +36,23 @@ export interface GrepToolDetails {
   engine: "rg" | "js";
 }
 
+/**
+ * pi's pluggable file access for grep: whether the search path is a folder (throws when it does not exist) and
+ * the text of a matched file for context lines. The search itself runs on the local files (rg or JS), as pi's.
+ */
+export interface GrepOperations {
+  isDirectory: (absolutePath: string) => Promise<boolean> | boolean;
+  readFile: (absolutePath: string) => Promise<string> | string;
+}
+
+const localOps: GrepOperations = {
+  isDirectory: async (p) => (await stat(p)).isDirectory(),
+  readFile: (p) => readFile(p, "utf8"),
+};
+
 export interface GrepToolOptions {
+  /** Default: the local file system. */
+  operations?: GrepOperations;
   /** Refuse paths outside `cwd` (symlinks followed). */
   sandbox?: boolean;
   /** "auto" (default) uses rg when on PATH; false forces the JS search. */
@@ -49,6 +65,7 @@ export const DEFAULT_GREP_LIMIT = 100;
 export async function formatGrepMatches(
   matches: GrepMatch[],
   context: number,
+  readText: (absolutePath: string) => Promise<string> | string = localOps.readFile,
 ): Promise<{ text: string; linesTruncated: boolean }> {
   const out: string[] = [];
   let linesTruncated = false;
@@ -61,7 +78,12 @@ export async function formatGrepMatches(
   const linesOf = async (abs: string) => {
     let lines = cache.get(abs);
     if (!lines) {
-      const text = await readFile(abs, "utf8").catch(() => "");
+      let text = "";
+      try {
+        text = await readText(abs);
+      } catch {
+        // An unreadable file shows its match lines without context.
+      }
       lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
       if (lines[lines.length - 1] === "") lines.pop();
       cache.clear(); // Matches come grouped by file: keep one file's lines at a time.
@@ -108,9 +130,12 @@ export function createGrepTool(
       if (signal?.aborted) throw new Error("Search aborted");
       if (typeof params.pattern !== "string" || params.pattern === "") throw new Error("pattern is empty");
       const root = resolveToolPath(params.path ?? ".", cwd, options);
-      await stat(root).catch(() => {
+      const ops = options.operations ?? localOps;
+      try {
+        await ops.isDirectory(root);
+      } catch {
         throw new Error(`Path not found: ${params.path ?? "."}`);
-      });
+      }
       const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_GREP_LIMIT));
       const context = Math.max(0, Math.floor(params.context ?? 0));
       const rg = options.ripgrep === false ? undefined : findRipgrep();
@@ -118,7 +143,7 @@ export function createGrepTool(
       const { matches, limitReached } = rg ? await grepWithRipgrep(search, rg) : await grepWithJs(search);
       const engine = rg ? "rg" : "js";
       if (matches.length === 0) return { content: [{ type: "text", text: "No matches found" }], details: { engine } };
-      const formatted = await formatGrepMatches(matches, context);
+      const formatted = await formatGrepMatches(matches, context, (p) => ops.readFile(p));
       const t = truncateHead(formatted.text, { maxLines: Number.MAX_SAFE_INTEGER, maxBytes: DEFAULT_MAX_BYTES });
       const notes: string[] = [];
       if (limitReached)

@@ -5,9 +5,9 @@ import type { AgentTool } from "@tiller/agent";
 import { type BashToolOptions, createBashTool } from "./bash.js";
 import { createEditTool, type EditToolOptions } from "./edit.js";
 import { createExecTool, type ExecToolOptions } from "./exec.js";
-import { createFindTool } from "./find.js";
-import { createGrepTool } from "./grep.js";
-import { createLsTool } from "./ls.js";
+import { createFindTool, type FindToolOptions } from "./find.js";
+import { createGrepTool, type GrepToolOptions } from "./grep.js";
+import { createLsTool, type LsToolOptions } from "./ls.js";
 import { createProcessTool } from "./process.js";
 import type { ProcessRegistry } from "./process-registry.js";
 import { createReadTool, type ReadToolOptions } from "./read.js";
@@ -39,27 +39,23 @@ export * from "./truncate.js";
 export { walkFiles } from "./walk.js";
 export * from "./write.js";
 
-/** Options shared by the bundles. */
-/** pi's per-tool options bag. */
+/** pi's per-tool options bag (each tool's options, custom operations included). */
 export interface ToolsOptions {
-  read?: import("./read.js").ReadToolOptions;
-  bash?: import("./bash.js").BashToolOptions;
-  write?: import("./write.js").WriteToolOptions;
-  edit?: import("./edit.js").EditToolOptions;
-  grep?: import("./grep.js").GrepToolOptions;
-  find?: import("./find.js").FindToolOptions;
-  ls?: import("./ls.js").LsToolOptions;
+  read?: ReadToolOptions;
+  bash?: BashToolOptions;
+  write?: WriteToolOptions;
+  edit?: EditToolOptions;
+  grep?: GrepToolOptions;
+  find?: FindToolOptions;
+  ls?: LsToolOptions;
 }
 
-export interface CodingToolsOptions {
+/** Options of the bundles: pi's per-tool options plus Tiller's sandbox, exec and process settings. */
+export interface CodingToolsOptions extends ToolsOptions {
   /** Confine file tools (read, edit, write, grep, find, ls, exec workdir) to cwd. Bash is not confined. */
   sandbox?: boolean;
   /** False for text-only models: read returns a note instead of image blocks. */
   modelAcceptsImages?: boolean;
-  read?: Omit<ReadToolOptions, "sandbox" | "modelAcceptsImages">;
-  bash?: BashToolOptions;
-  edit?: Omit<EditToolOptions, "sandbox">;
-  write?: Omit<WriteToolOptions, "sandbox">;
   exec?: Omit<ExecToolOptions, "sandbox" | "registry">;
   /** Registry shared by exec and process (default: the process-wide one). */
   processRegistry?: ProcessRegistry;
@@ -72,13 +68,17 @@ type AnyTool = AgentTool<any, any>;
 export function createAllTools(cwd: string, options: CodingToolsOptions = {}): Record<string, AnyTool> {
   const sandbox = options.sandbox;
   return {
-    read: createReadTool(cwd, { ...options.read, sandbox, modelAcceptsImages: options.modelAcceptsImages }),
+    read: createReadTool(cwd, {
+      ...options.read,
+      sandbox: options.read?.sandbox ?? sandbox,
+      modelAcceptsImages: options.read?.modelAcceptsImages ?? options.modelAcceptsImages,
+    }),
     bash: createBashTool(cwd, options.bash),
-    edit: createEditTool(cwd, { ...options.edit, sandbox }),
-    write: createWriteTool(cwd, { ...options.write, sandbox }),
-    grep: createGrepTool(cwd, { sandbox }),
-    find: createFindTool(cwd, { sandbox }),
-    ls: createLsTool(cwd, { sandbox }),
+    edit: createEditTool(cwd, { ...options.edit, sandbox: options.edit?.sandbox ?? sandbox }),
+    write: createWriteTool(cwd, { ...options.write, sandbox: options.write?.sandbox ?? sandbox }),
+    grep: createGrepTool(cwd, { ...options.grep, sandbox: options.grep?.sandbox ?? sandbox }),
+    find: createFindTool(cwd, { ...options.find, sandbox: options.find?.sandbox ?? sandbox }),
+    ls: createLsTool(cwd, { ...options.ls, sandbox: options.ls?.sandbox ?? sandbox }),
     exec: createExecTool(cwd, { ...options.exec, sandbox, registry: options.processRegistry }),
     process: createProcessTool({ registry: options.processRegistry }),
   };

@@ -24,7 +24,20 @@ export interface LsToolDetails {
   ignored?: string[];
 }
 
+/**
+ * pi's pluggable folder listing for ls (a container, SSH). A listing through custom operations has no
+ * .gitignore filtering: the ignore rules live on the local disk.
+ */
+export interface LsOperations {
+  exists: (absolutePath: string) => Promise<boolean> | boolean;
+  /** Throws when the path does not exist. */
+  stat: (absolutePath: string) => Promise<{ isDirectory: () => boolean }> | { isDirectory: () => boolean };
+  readdir: (absolutePath: string) => Promise<string[]> | string[];
+}
+
 export interface LsToolOptions {
+  /** Default: the local file system, with .gitignore filtering. */
+  operations?: LsOperations;
   sandbox?: boolean;
   /** List ignored entries too. Default false. */
   showIgnored?: boolean;
@@ -44,11 +57,7 @@ export async function listDirectory(absDir: string, showIgnored = false): Promis
   const matcher = showIgnored ? undefined : new IgnoreMatcher().with(ancestorRules(absDir)).withFiles(absDir, "");
   const entries: string[] = [];
   const ignored: string[] = [];
-  const sorted = dirents.sort((a, b) => {
-    const la = a.name.toLowerCase();
-    const lb = b.name.toLowerCase();
-    return la < lb ? -1 : la > lb ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-  });
+  const sorted = dirents.sort((a, b) => byName(a.name, b.name));
   for (const d of sorted) {
     let isDir = d.isDirectory();
     if (d.isSymbolicLink())
@@ -63,6 +72,34 @@ export async function listDirectory(absDir: string, showIgnored = false): Promis
   return { entries, ignored };
 }
 
+/** Case-insensitive order, ties broken by code point (stable across file systems). */
+function byName(a: string, b: string): number {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  return la < lb ? -1 : la > lb ? 1 : a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A listing through custom operations: every entry, `/` after folders (an entry that fails stat is a file). */
+async function listWith(ops: LsOperations, absDir: string): Promise<LsListing> {
+  const names = [...(await ops.readdir(absDir))].sort(byName);
+  const entries: string[] = [];
+  for (const name of names) {
+    let isDir = false;
+    try {
+      isDir = (await ops.stat(path.join(absDir, name))).isDirectory();
+    } catch {
+      // Vanished or unreadable between readdir and stat: list it as it was named.
+    }
+    entries.push(isDir ? `${name}/` : name);
+  }
+  return { entries, ignored: [] };
+}
+
+async function isDirectoryWith(ops: LsOperations, abs: string): Promise<boolean | undefined> {
+  if (!(await ops.exists(abs))) return undefined;
+  return (await ops.stat(abs)).isDirectory();
+}
+
 export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentTool<typeof lsSchema, LsToolDetails> {
   return {
     name: "ls",
@@ -74,11 +111,17 @@ export function createLsTool(cwd: string, options: LsToolOptions = {}): AgentToo
     async execute(_id, params, signal) {
       if (signal?.aborted) throw new Error("ls aborted");
       const abs = resolveToolPath(params.path ?? ".", cwd, options);
-      const info = await stat(abs).catch(() => undefined);
-      if (!info) throw new Error(`Path not found: ${params.path ?? "."}`);
-      if (!info.isDirectory()) throw new Error(`Not a directory: ${params.path}`);
+      const ops = options.operations;
+      const isDir = ops
+        ? await isDirectoryWith(ops, abs)
+        : await stat(abs).then(
+            (s) => s.isDirectory(),
+            () => undefined,
+          );
+      if (isDir === undefined) throw new Error(`Path not found: ${params.path ?? "."}`);
+      if (!isDir) throw new Error(`Not a directory: ${params.path}`);
       const limit = Math.max(1, Math.floor(params.limit ?? DEFAULT_LS_LIMIT));
-      const { entries, ignored } = await listDirectory(abs, options.showIgnored);
+      const { entries, ignored } = ops ? await listWith(ops, abs) : await listDirectory(abs, options.showIgnored);
       const shown = entries.slice(0, limit);
       const notes: string[] = [];
       if (entries.length > limit) notes.push(`${limit} entries limit reached. Use limit=${limit * 2} for more`);

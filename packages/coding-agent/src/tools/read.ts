@@ -2,7 +2,7 @@
  * The read tool: a text file's lines from `offset` (1-based), at most 2,000 lines / 50 KB per call with a
  * note saying how to continue; images as image blocks (a note instead for text-only models).
  */
-import { readFile, stat } from "node:fs/promises";
+import { access, constants, readFile, stat } from "node:fs/promises";
 import type { AgentTool } from "@tiller/agent";
 import { type ImageContent, type Static, type TextContent, Type } from "@tiller/ai";
 import { resolveToolPath } from "./path-guard.js";
@@ -29,14 +29,29 @@ export interface ReadToolDetails {
   mimeType?: string;
 }
 
-/** File access used by read; replace it to read from elsewhere. */
+/**
+ * File access used by read (pi's shape); replace it to read from elsewhere (a container, SSH). Errors carrying
+ * a Node `code` (ENOENT, EACCES, EISDIR) become the tool's usual messages.
+ */
 export interface ReadOperations {
   readFile: (absolutePath: string) => Promise<Buffer>;
-  /** Throws when missing; says whether the path is a directory. */
-  stat: (absolutePath: string) => Promise<{ isDirectory(): boolean; size: number }>;
+  /** Throws when the file is missing or not readable. */
+  access: (absolutePath: string) => Promise<void>;
+  /** The image MIME type of the file, or null/undefined for non-images. Default: sniff the file's magic bytes. */
+  detectImageMimeType?: (absolutePath: string) => Promise<string | null | undefined>;
+  /**
+   * Tiller's addition: says whether the path is a directory before reading it. Without it a directory is
+   * recognized by the EISDIR error `readFile` raises.
+   */
+  stat?: (absolutePath: string) => Promise<{ isDirectory(): boolean }>;
 }
 
 export interface ReadToolOptions {
+  /**
+   * pi's option to shrink images to 2000×2000. Accepted for pi programs; Tiller sends images as they are (it
+   * carries no image codec), so this has no effect.
+   */
+  autoResizeImages?: boolean;
   /** Refuse paths outside `cwd` (symlinks followed). */
   sandbox?: boolean;
   /** False for text-only models: images become a note. Default true. */
@@ -61,7 +76,18 @@ function isErrno(err: unknown, code: string): boolean {
   return typeof err === "object" && err !== null && (err as NodeJS.ErrnoException).code === code;
 }
 
-const localOps: ReadOperations = { readFile: (p) => readFile(p), stat: (p) => stat(p) };
+const localOps: ReadOperations = {
+  readFile: (p) => readFile(p),
+  access: (p) => access(p, constants.R_OK),
+  stat: (p) => stat(p),
+};
+
+function fileError(err: unknown, path: string): unknown {
+  if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return new Error(`File not found: ${path}`);
+  if (isErrno(err, "EACCES")) return new Error(`Permission denied: ${path}`);
+  if (isErrno(err, "EISDIR")) return new Error(`Path is a directory: ${path}. Use ls to list it.`);
+  return err;
+}
 
 function positiveInt(value: number | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -89,19 +115,19 @@ export function createReadTool(
       const offset = positiveInt(params.offset === 0 ? 1 : params.offset, "offset");
       const limit = positiveInt(params.limit, "limit");
       const abs = resolveToolPath(params.path, cwd, options);
-      let info: { isDirectory(): boolean; size: number };
+      let buf: Buffer;
+      let sniffed: string | null | undefined;
       try {
-        info = await ops.stat(abs);
+        await ops.access(abs);
+        if ((await ops.stat?.(abs))?.isDirectory()) throw Object.assign(new Error("EISDIR"), { code: "EISDIR" });
+        sniffed = await ops.detectImageMimeType?.(abs);
+        buf = await ops.readFile(abs);
       } catch (err) {
-        if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) throw new Error(`File not found: ${params.path}`);
-        if (isErrno(err, "EACCES")) throw new Error(`Permission denied: ${params.path}`);
-        throw err;
+        throw fileError(err, params.path);
       }
-      if (info.isDirectory()) throw new Error(`Path is a directory: ${params.path}. Use ls to list it.`);
-      const buf = await ops.readFile(abs);
       if (signal?.aborted) throw new Error("Read aborted");
 
-      const mimeType = detectImageMimeType(buf);
+      const mimeType = ops.detectImageMimeType ? (sniffed ?? undefined) : detectImageMimeType(buf);
       if (mimeType) {
         if (options.modelAcceptsImages === false) {
           const note = `[${params.path} is an image (${mimeType}, ${formatSize(buf.length)}). The current model cannot view images.]`;

@@ -146,7 +146,7 @@ export class InteractiveApp implements CommandHost {
       );
       for (const n of [...this.setup.notes, ...(this.options.notices ?? [])]) this.handler.notice(n.message, n.level);
       this.setup.extensions.onError((e) =>
-        this.handler.notice(`extension ${e.extension} (${e.phase}): ${e.message}`, "error"),
+        this.handler.notice(`extension ${e.extensionPath} (${e.event}): ${e.error}`, "error"),
       );
       this.attach();
       if (this.setup.session.messages.length > 0) this.showBranch();

@@ -1,0 +1,134 @@
+/**
+ * Running one extension factory against a fresh API object: what it registered becomes a `LoadedExtension`.
+ * Registered tools are pi ToolDefinitions; the AgentTool kept for each calls the definition with the context of
+ * the runner the extension ends up in (`context`, set by that runner).
+ */
+import type { AgentTool } from "@tiller/agent";
+import { createEventBus, type EventBus } from "../event-bus.js";
+import type { ExtensionContext } from "./context.js";
+import { execCommand } from "./exec.js";
+import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
+import { type ToolDefinition, wrapToolDefinition } from "./tool-definition.js";
+import type {
+  ExtensionAPI,
+  ExtensionCommand,
+  ExtensionError,
+  ExtensionEventName,
+  ExtensionFactory,
+  ExtensionFlag,
+  HandlerOf,
+} from "./types.js";
+
+/** One extension after its factory ran: what it registered. */
+export interface LoadedExtension {
+  path: string;
+  handlers: Map<ExtensionEventName, HandlerOf<ExtensionEventName>[]>;
+  /** The registered tools as the agent runs them (each passes `context()` to its definition). */
+  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+  tools: AgentTool<any>[];
+  /** The registered definitions, by tool name (the later registration of a name wins). */
+  definitions: Map<string, ToolDefinition>;
+  commands: Map<string, ExtensionCommand>;
+  flags: Map<string, ExtensionFlag>;
+  /** The context its tools get; the runner holding the extension sets it. */
+  context: () => ExtensionContext;
+}
+
+const UNBOUND = "Extension context not available yet: the extension's runner is not bound to a session.";
+
+/**
+ * Runs a factory against a fresh API object. Registrations are kept only if the factory finishes without
+ * throwing; a throwing factory yields an error and no half-registered extension.
+ */
+export async function instantiateExtension(
+  path: string,
+  factory: ExtensionFactory,
+  cwd: string,
+  shared: { runtime: ExtensionRuntime; events: EventBus } = {
+    runtime: createExtensionRuntime(),
+    events: createEventBus(),
+  },
+): Promise<{ extension?: LoadedExtension; error?: ExtensionError }> {
+  const { runtime, events } = shared;
+  const ext: LoadedExtension = {
+    path,
+    handlers: new Map(),
+    tools: [],
+    definitions: new Map(),
+    commands: new Map(),
+    flags: new Map(),
+    context: () => {
+      throw new Error(UNBOUND);
+    },
+  };
+  const api: ExtensionAPI = {
+    cwd,
+    on(event, handler) {
+      const list = ext.handlers.get(event) ?? [];
+      list.push(handler as unknown as HandlerOf<ExtensionEventName>);
+      ext.handlers.set(event, list);
+    },
+    registerTool(tool) {
+      if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") {
+        throw new Error("registerTool needs an object with a name and an execute function");
+      }
+      const definition = tool as unknown as ToolDefinition;
+      ext.tools = ext.tools.filter((t) => t.name !== definition.name);
+      ext.tools.push(wrapToolDefinition(definition, () => ext.context()) as AgentTool);
+      ext.definitions.set(definition.name, definition);
+    },
+    registerCommand(name, command) {
+      const clean = name.replace(/^\//, "");
+      if (!/^[A-Za-z0-9_.:-]+$/.test(clean)) throw new Error(`invalid command name "${name}"`);
+      if (!command || typeof command.handler !== "function") throw new Error(`command "${name}" has no handler`);
+      ext.commands.set(clean, command);
+    },
+    exec: (command, args, options) => execCommand(command, args, options?.cwd ?? cwd, options),
+    registerFlag(name, options) {
+      if (options?.type !== "boolean" && options?.type !== "string")
+        throw new Error(`flag "${name}" needs type "boolean" or "string"`);
+      ext.flags.set(name, { name, ...options, extensionPath: path });
+      if (options.default !== undefined && !runtime.flagValues.has(name)) runtime.flagValues.set(name, options.default);
+    },
+    getFlag(name) {
+      // Only the extension's own flags, as pi: another extension's flag is not part of this one's contract.
+      if (!ext.flags.has(name)) return undefined;
+      return runtime.flagValues.get(name);
+    },
+    // The session actions are looked up at call time: binding replaces them on the shared runtime.
+    sendMessage: (message, options) => runtime.sendMessage(message, options),
+    sendUserMessage: (content, options) => runtime.sendUserMessage(content, options),
+    appendEntry: (customType, data) => runtime.appendEntry(customType, data),
+    setSessionName: (name) => runtime.setSessionName(name),
+    getSessionName: () => runtime.getSessionName(),
+    setLabel: (entryId, label) => runtime.setLabel(entryId, label),
+    getActiveTools: () => runtime.getActiveTools(),
+    getAllTools: () => runtime.getAllTools(),
+    setActiveTools: (names) => runtime.setActiveTools(names),
+    getCommands: () => runtime.getCommands(),
+    setModel: (model) => runtime.setModel(model),
+    getThinkingLevel: () => runtime.getThinkingLevel(),
+    setThinkingLevel: (level) => runtime.setThinkingLevel(level),
+    registerProvider: (name, config) => runtime.registerProvider(name, config, path),
+    unregisterProvider: (name) => runtime.unregisterProvider(name, path),
+    events,
+  };
+  try {
+    await factory(api);
+    return { extension: ext };
+  } catch (err) {
+    return { error: errorOf(path, "load", err) };
+  }
+}
+
+/** An ExtensionError for `err` thrown by `extensionPath` during `event`. */
+export function errorOf(extensionPath: string, event: string, err: unknown): ExtensionError {
+  const stack = err instanceof Error ? err.stack : undefined;
+  return { extensionPath, event, error: errorText(err), ...(stack ? { stack } : {}) };
+}
+
+/** The message of a thrown value (an Error's message, else its string form). */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}

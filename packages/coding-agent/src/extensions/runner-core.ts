@@ -1,0 +1,297 @@
+import type { AgentTool } from "@tiller/agent";
+import type { ResourceDiagnostic } from "../runtime/resource-loader.js";
+import {
+  type ExtensionCommandContext,
+  type ExtensionCommandContextActions,
+  type ExtensionContext,
+  NO_COMMAND_ACTIONS,
+  unboundContext,
+  withCommandActions,
+} from "./context.js";
+import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
+import { errorOf, type LoadedExtension } from "./instantiate.js";
+import { localExtensionSource } from "./source-info.js";
+import type { RegisteredTool, ToolDefinition } from "./tool-definition.js";
+import type {
+  ExtensionCommand,
+  ExtensionError,
+  ExtensionEventMap,
+  ExtensionEventName,
+  ExtensionFlag,
+  ExtensionResult,
+  HandlerOf,
+  ResolvedCommand,
+} from "./types.js";
+import { createNoUIContext, type ExtensionUIContext } from "./ui-context.js";
+
+/** The cancellable events: `emit` returns their handlers' result. */
+type BeforeEventName =
+  | "session_before_switch"
+  | "session_before_fork"
+  | "session_before_compact"
+  | "session_before_tree";
+const BEFORE_EVENTS = new Set<string>([
+  "session_before_switch",
+  "session_before_fork",
+  "session_before_compact",
+  "session_before_tree",
+]);
+
+/**
+ * The dispatching half of the ExtensionRunner: the loaded extensions, the context handlers get, registered tools,
+ * commands and flags, errors, and the generic event dispatch (`emit`). runner.ts adds the hooks that change what
+ * happens (input, tool calls and results, context, provider requests, user commands).
+ */
+export class ExtensionRunnerCore {
+  readonly extensions: readonly LoadedExtension[];
+  private uiContext: ExtensionUIContext = createNoUIContext();
+  private context: ExtensionContext = unboundContext(() => this.uiContext);
+  private commandActions: ExtensionCommandContextActions = NO_COMMAND_ACTIONS;
+  private errorListeners: Array<(error: ExtensionError) => void> = [];
+  /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
+  private pendingErrors: ExtensionError[] = [];
+
+  /** Errors met while loading (also delivered to the first `onError` listener). */
+  readonly loadErrors: readonly ExtensionError[];
+
+  /** The actions the extensions' APIs call (shared by the extensions of one load). */
+  readonly runtime: ExtensionRuntime;
+
+  constructor(
+    extensions: readonly LoadedExtension[],
+    loadErrors: readonly ExtensionError[] = [],
+    runtime: ExtensionRuntime = createExtensionRuntime(),
+  ) {
+    this.extensions = extensions;
+    this.runtime = runtime;
+    this.loadErrors = [...loadErrors];
+    this.pendingErrors.push(...loadErrors);
+    for (const e of extensions) e.context = () => this.context;
+  }
+
+  /**
+   * Sets what handlers and tools receive as `ctx` (done by the host once the session exists; see
+   * `createContextFrom`). Its `ui` should read `getUIContext()` so `setUIContext` reaches it.
+   */
+  setContext(context: ExtensionContext): void {
+    this.context = context;
+  }
+
+  /** The context handlers and tool definitions receive now (pi's `createContext`). */
+  createContext(): ExtensionContext {
+    return this.context;
+  }
+
+  /** The session controls `/command` handlers get besides the context (pi's `bindCommandContext`). */
+  bindCommandContext(actions?: ExtensionCommandContextActions): void {
+    this.commandActions = actions ?? NO_COMMAND_ACTIONS;
+  }
+
+  /** The context a `/command` handler receives: the current context plus the command actions. */
+  createCommandContext(): ExtensionCommandContext {
+    return withCommandActions(this.context, this.commandActions);
+  }
+
+  /** Replaces the UI handlers use (default: none — dialogs dismissed, as pi's runner without a UI). */
+  setUIContext(uiContext?: ExtensionUIContext): void {
+    this.uiContext = uiContext ?? createNoUIContext();
+  }
+
+  getUIContext(): ExtensionUIContext {
+    return this.uiContext;
+  }
+
+  /** Every flag the extensions registered (a later registration of a name wins). */
+  getFlags(): Map<string, ExtensionFlag> {
+    const out = new Map<string, ExtensionFlag>();
+    for (const e of this.extensions) for (const [n, f] of e.flags) out.set(n, f);
+    return out;
+  }
+
+  /** Sets a flag's value (the host's parsed command line); `getFlag` returns it from now on. */
+  setFlagValue(name: string, value: boolean | string): void {
+    this.runtime.flagValues.set(name, value);
+  }
+
+  getFlagValues(): Map<string, boolean | string> {
+    return new Map(this.runtime.flagValues);
+  }
+
+  /** Whether the host has a user interface (the context's `hasUI`). */
+  hasUI(): boolean {
+    return this.context.hasUI;
+  }
+
+  /** Paths of the loaded extensions, in load order. */
+  getExtensionPaths(): string[] {
+    return this.extensions.map((e) => e.path);
+  }
+
+  /**
+   * The extensions' tools with their definitions and sources (pi's registered tools); on a name clash the later
+   * extension's tool, the one `getTools` hands the agent.
+   */
+  getAllRegisteredTools(): RegisteredTool[] {
+    const byName = new Map<string, RegisteredTool>();
+    for (const e of this.extensions) {
+      const sourceInfo = localExtensionSource(e.path);
+      for (const definition of e.definitions.values()) byName.set(definition.name, { definition, sourceInfo });
+    }
+    return [...byName.values()];
+  }
+
+  getToolDefinition(name: string): ToolDefinition | undefined {
+    return this.getAllRegisteredTools().find((t) => t.definition.name === name)?.definition;
+  }
+
+  /** Reports `error` to the error listeners (held for the first one when none is attached yet). */
+  emitError(error: ExtensionError): void {
+    this.report(error);
+  }
+
+  /** Subscribes to extension errors; errors raised before the first subscription are delivered to it at once. */
+  onError(listener: (error: ExtensionError) => void): () => void {
+    this.errorListeners.push(listener);
+    const pending = this.pendingErrors.splice(0);
+    for (const e of pending) listener(e);
+    return () => {
+      this.errorListeners = this.errorListeners.filter((l) => l !== listener);
+    };
+  }
+
+  hasHandlers(event: ExtensionEventName): boolean {
+    return this.extensions.some((e) => (e.handlers.get(event)?.length ?? 0) > 0);
+  }
+
+  /** Tools from every extension; on a name clash the later extension's tool replaces the earlier one. */
+  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+  getTools(): AgentTool<any>[] {
+    // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+    const byName = new Map<string, AgentTool<any>>();
+    for (const e of this.extensions) for (const t of e.tools) byName.set(t.name, t);
+    return [...byName.values()];
+  }
+
+  getCommands(): Map<string, ExtensionCommand & { extension: string }> {
+    const out = new Map<string, ExtensionCommand & { extension: string }>();
+    for (const e of this.extensions) for (const [n, c] of e.commands) out.set(n, { ...c, extension: e.path });
+    return out;
+  }
+
+  /** Every `/command`, as `getCommands` resolves clashes (the later extension's), with its source. */
+  getRegisteredCommands(): ResolvedCommand[] {
+    return [...this.getCommands()].map(([name, { extension, ...command }]) => ({
+      ...command,
+      name,
+      invocationName: name,
+      sourceInfo: localExtensionSource(extension),
+    }));
+  }
+
+  /**
+   * A collision per `/command` two extensions registered: the later one is used (pi's runner reports none and
+   * renames both to `name:1`, `name:2`).
+   */
+  getCommandDiagnostics(): ResourceDiagnostic[] {
+    const first = new Map<string, string>();
+    const out: ResourceDiagnostic[] = [];
+    for (const e of this.extensions) {
+      for (const name of e.commands.keys()) {
+        const earlier = first.get(name);
+        if (earlier === undefined) first.set(name, e.path);
+        else {
+          out.push({
+            type: "collision",
+            message: `/${name} is registered by ${earlier} and ${e.path}; ${e.path}'s is used`,
+            path: e.path,
+            collision: { resourceType: "extension", name, winnerPath: e.path, loserPath: earlier },
+          });
+          first.set(name, e.path);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The command `/name` invokes (without the slash), if any. */
+  getCommand(name: string): ResolvedCommand | undefined {
+    return this.getRegisteredCommands().find((c) => c.invocationName === name);
+  }
+
+  /**
+   * Runs `/name args` if an extension registered `name`. Returns false when no such command exists.
+   * A throwing command is reported, and still counts as handled.
+   */
+  async runCommand(text: string): Promise<boolean> {
+    const m = /^\/([A-Za-z0-9_.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    if (!m) return false;
+    const cmd = this.getCommands().get(m[1]!);
+    if (!cmd) return false;
+    try {
+      await cmd.handler(m[2] ?? "", this.createCommandContext());
+    } catch (err) {
+      this.report(errorOf(cmd.extension, `command:/${m[1]}`, err));
+    }
+    return true;
+  }
+
+  /**
+   * Dispatch of agent and session events. Never throws. For the cancellable `session_before_*` events it returns
+   * the last handler result, or the first that cancels (later handlers are then not called), as pi's runner.
+   */
+  async emit<K extends ExtensionEventName>(
+    event: ExtensionEventMap[K],
+  ): Promise<K extends BeforeEventName ? ExtensionResult<K> | undefined : undefined> {
+    const cancellable = BEFORE_EVENTS.has(event.type);
+    let result: ExtensionResult<K> | undefined;
+    for (const [ext, handler] of this.handlersOf(event.type as K)) {
+      const r = await this.call(ext, event.type as K, handler, event);
+      if (!cancellable || !r) continue;
+      result = r;
+      if ((r as { cancel?: boolean }).cancel) break;
+    }
+    return result as K extends BeforeEventName ? ExtensionResult<K> | undefined : undefined;
+  }
+
+  protected *handlersOf<K extends ExtensionEventName>(event: K): Generator<[LoadedExtension, HandlerOf<K>]> {
+    for (const ext of this.extensions) {
+      for (const h of ext.handlers.get(event) ?? []) yield [ext, h as unknown as HandlerOf<K>];
+    }
+  }
+
+  protected async each<K extends ExtensionEventName>(
+    event: K,
+    payload: ExtensionEventMap[K],
+    onResult: (r: ExtensionResult<K> | undefined) => void,
+  ): Promise<void> {
+    for (const [ext, handler] of this.handlersOf(event)) onResult(await this.call(ext, event, handler, payload));
+  }
+
+  protected async call<K extends ExtensionEventName>(
+    ext: LoadedExtension,
+    event: K,
+    handler: HandlerOf<K>,
+    payload: ExtensionEventMap[K],
+  ): Promise<ExtensionResult<K> | undefined> {
+    try {
+      return (await handler(payload, this.context)) ?? undefined;
+    } catch (err) {
+      this.report(errorOf(ext.path, event, err));
+      return undefined;
+    }
+  }
+
+  protected report(error: ExtensionError): void {
+    if (this.errorListeners.length === 0) {
+      this.pendingErrors.push(error);
+      return;
+    }
+    for (const l of this.errorListeners) {
+      try {
+        l(error);
+      } catch {
+        // A failing error listener must not turn a reported error into a crash.
+      }
+    }
+  }
+}
