@@ -430,13 +430,16 @@ export class ClusterNode {
   private async markInterruptedInTranscript(run: ClusterRunRecord): Promise<void> {
     const sessionId = (await this.sessions.get(run.sessionKey))?.sessionId;
     if (!sessionId) return;
+    const timestamp = new Date().toISOString();
+    // A session whose first run was cut has no transcript yet: it starts with this entry (the message is kept).
+    await this.transcripts.create({ type: "session", version: 3, id: sessionId, timestamp, cwd: "" }, run.sessionKey);
     await this.transcripts.appendChild(sessionId, ({ id, parentId }) => ({
       type: "custom",
       customType: "tiller.run_interrupted",
       id,
       parentId,
-      timestamp: new Date().toISOString(),
-      data: { runId: run.runId, nodeId: run.nodeId, error: run.error },
+      timestamp,
+      data: { runId: run.runId, nodeId: run.nodeId, error: run.error, message: run.request.message },
     }));
   }
 

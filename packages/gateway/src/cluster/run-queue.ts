@@ -141,13 +141,22 @@ export class RunQueue {
     return rows.map(toRecord);
   }
 
+  /** Runs of a session still queued or running, in order (what an abort or a steer may target). */
+  async activeForSession(sessionKey: string): Promise<ClusterRunRecord[]> {
+    const { rows } = await this.pool.query<RunRowDb>(
+      `SELECT * FROM cluster_runs WHERE session_key = $1 AND status IN ('queued', 'running') ORDER BY session_pos`,
+      [sessionKey],
+    );
+    return rows.map(toRecord);
+  }
+
   /**
    * Claims runs this node may start now: each the first queued run of a session with nothing running, within
    * every lane's cluster-wide cap and this node's room, and only while the node's lease is valid (fencing).
    * Also returns runs already recorded as running under this node and epoch that the caller does not know
    * (`known`): a claim whose COMMIT reply was lost and then retried.
    */
-  async claim(opts: ClaimOptions, known: ReadonlySet<string>, now = Date.now()): Promise<ClusterRunRecord[]> {
+  async claim(opts: ClaimOptions, known: ReadonlySet<string>): Promise<ClusterRunRecord[]> {
     if (opts.room <= 0) return [];
     return this.pool.tx(async (db) => {
       await db.query("SELECT pg_advisory_xact_lock($1, $2)", [LOCK_NAMESPACE, LOCK_CLAIM]);
@@ -164,6 +173,8 @@ export class RunQueue {
       const running = await db.query<{ lane: string; n: string }>(
         "SELECT lane, count(*) AS n FROM cluster_runs WHERE status = 'running' GROUP BY lane",
       );
+      // Stamped after the count: every end this claim counted as done was recorded (and stamped) before it.
+      const now = Date.now();
       const free = new Map<string, number>();
       for (const [lane, cap] of Object.entries(opts.laneCaps)) free.set(lane, cap);
       for (const r of running.rows) free.set(r.lane, (free.get(r.lane) ?? 1) - Number(r.n));
@@ -211,9 +222,9 @@ export class RunQueue {
     writer: { nodeId: string; epoch: number },
     outcome: ClusterRunOutcome,
     lastEvents: readonly PendingEvent[],
-    now = Date.now(),
   ): Promise<boolean> {
     return this.pool.tx(async (db) => {
+      const now = Date.now(); // in the transaction: a retried one stamps the time it actually ran
       const written = await insertRunEvents(db, writer, run.runId, run.sessionKey, lastEvents);
       const { rowCount } = await db.query(
         `UPDATE cluster_runs SET status = $4, ended_at = $5, error = $6, summary = $7, result = $8

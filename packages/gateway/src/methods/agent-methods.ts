@@ -119,5 +119,5 @@ function baseRequest(p: AgentParams, session: { key: string; agentId: string }, 
 
 export const agentMethods: MethodDef[] = [
   defineMethod("agent", agent),
-  defineMethod("agent.wait", (ctx) => ctx.core.runs.wait(ctx.params.runId, ctx.params.timeoutMs ?? 30_000)),
+  defineMethod("agent.wait", (ctx) => ctx.core.waitRun(ctx.params.runId, ctx.params.timeoutMs ?? 30_000)),
 ];

@@ -73,10 +73,10 @@ const chatHistory = defineMethod("chat.history", (ctx) => {
   return { sessionKey: session.key, sessionId: entry?.sessionId, messages };
 });
 
-const chatAbort = defineMethod("chat.abort", (ctx) => {
+const chatAbort = defineMethod("chat.abort", async (ctx) => {
   const p = ctx.params;
   const session = resolveSessionKey(ctx.core, { sessionKey: p.sessionKey });
-  const runIds = ctx.core.queues.abort(session.key, p.runId || undefined);
+  const runIds = await ctx.core.abortRuns(session.key, p.runId || undefined);
   return { ok: true, aborted: runIds.length > 0, runIds };
 });
 

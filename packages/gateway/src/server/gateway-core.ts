@@ -18,6 +18,7 @@ import { RunRegistry } from "../run/run-registry.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import { type SessionEntry, SessionStore } from "../store/session-store.js";
 import { logSessionWriters } from "../store/session-writers.js";
+import { LocalPlacement, type RunPlacement, type RunPlacementFactory } from "./run-placement.js";
 
 /** Compacts a session's transcript (summarize older history). Plugged in by the engine that supports it. */
 export type SessionCompactor = (
@@ -38,6 +39,10 @@ export interface GatewayCoreOptions {
    * are installed and it is given access to this core. Without it runs have no tools, prompt or plugins.
    */
   shaping?: GatewayShaping;
+  /** The run event bus (default a plain one; a cluster passes one that also delivers other nodes' events). */
+  bus?: EventBus;
+  /** Where runs execute (default: this process's queues and lanes); the cluster plugs in here. */
+  placement?: RunPlacementFactory;
 }
 
 export class GatewayCore {
@@ -45,7 +50,7 @@ export class GatewayCore {
   readonly models: ModelRegistry;
   readonly store: SessionStore;
   readonly lanes = new CommandLanes();
-  readonly bus = new EventBus();
+  readonly bus: EventBus;
   readonly runs: RunRegistry;
   readonly runner: AgentRunner;
   readonly queues: SessionQueues;
@@ -59,9 +64,12 @@ export class GatewayCore {
   mcp: GatewayMcp | undefined;
   /** Plugins and hooks of this gateway (command hooks, gateway_stop), when it was built with them. */
   readonly shaping: GatewayShaping | undefined;
+  /** Where runs execute: `submit`, `waitRun` and `abortRuns` forward to it. */
+  readonly placement: RunPlacement;
 
   constructor(opts: GatewayCoreOptions) {
     this.config = opts.config;
+    this.bus = opts.bus ?? new EventBus();
     this.models = opts.models ?? ModelRegistry.load(opts.config.home, opts.config.agents.defaults.model);
     this.store = new SessionStore(opts.config.home);
     this.recovered = this.store.markInterrupted().map((r) => r.runId);
@@ -99,6 +107,7 @@ export class GatewayCore {
       },
       settings: (key) => this.queueSettings(key),
     });
+    this.placement = opts.placement?.(this) ?? new LocalPlacement(this);
     opts.shaping?.attach(this);
   }
 
@@ -114,8 +123,42 @@ export class GatewayCore {
     };
   }
 
-  /** Accepts a request (dedupe by runId) and hands it to the session queue. False: a duplicate. */
-  submit(req: RunRequest): boolean {
+  /**
+   * Accepts a request through the placement (see RunPlacement.submit: `ack` before any of its events; false:
+   * a duplicate runId). Never rejects: a request that cannot be accepted is finished as an error run.
+   */
+  async submit(req: RunRequest, ack?: () => void): Promise<boolean> {
+    try {
+      return await this.placement.submit(req, ack);
+    } catch (err) {
+      const message = `not accepted: ${err instanceof Error ? err.message : String(err)}`;
+      const now = Date.now();
+      ack?.();
+      this.runs.accept(req);
+      this.runs.finish(req.runId, {
+        status: "error",
+        summary: message,
+        error: message,
+        startedAt: now,
+        endedAt: now,
+        result: { payloads: [], meta: { durationMs: 0, agentMeta: { sessionId: "", provider: "", model: "" } } },
+      });
+      return false;
+    }
+  }
+
+  /** agent.wait through the placement: the run's end wherever it executes. */
+  waitRun(runId: string, timeoutMs: number) {
+    return this.placement.wait(runId, timeoutMs);
+  }
+
+  /** chat.abort through the placement: the active run of a session (or `runId`) wherever it executes. */
+  abortRuns(sessionKey: string, runId?: string): Promise<string[]> {
+    return this.placement.abort(sessionKey, runId);
+  }
+
+  /** Accepts a request into this process's session queue (dedupe by runId). False: a duplicate. */
+  submitLocal(req: RunRequest): boolean {
     if (!this.runs.accept(req)) return false;
     this.store.ensure(req.sessionKey, req.agentId);
     this.queues.submit(req);
@@ -160,6 +203,8 @@ export class GatewayCore {
 
   /** Stops taking work, aborts every run, waits up to `graceMs` for them to end, closes the store. */
   async shutdown(graceMs = 3000): Promise<void> {
+    // First: the placement stops taking work (a cluster node stops claiming and aborts what it executes).
+    await this.placement.close();
     this.queues.abortAll("shutdown");
     this.lanes.drain();
     const pending = this.runs.active().map((r) => this.runs.whenDone(r.request.runId));

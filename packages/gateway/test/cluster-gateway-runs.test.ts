@@ -1,0 +1,256 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: wire payloads are inspected structurally.
+/**
+ * Three real gateway processes (tiller-gateway, each its own home) on one PostgreSQL, driven by real WebSocket
+ * clients: runs sent round-robin to every node execute once each, in order per session, never overlapping,
+ * with the session's history carried from node to node; a client on one node streams a run executing on
+ * another with the same gap-free seqs; abort, steering and agent.wait reach the executing node from any node;
+ * one idempotency key sent to every node makes one run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MockServer } from "../../ai/test/helpers/mock-server.js";
+import { agentEvents, startMockProvider, until } from "./gateway-harness.js";
+import {
+  type ClusterGatewayNode,
+  clusterHome,
+  dbClient,
+  ledger,
+  startNode,
+  stopNodes,
+  userTexts,
+} from "./helpers/cluster-gateways.js";
+import { PG_MISSING, startPostgres, type TestPostgres } from "./helpers/postgres.js";
+
+describe.skipIf(PG_MISSING)("cluster: three gateway processes", () => {
+  let pgs: TestPostgres;
+  let mock: MockServer;
+  let url: string;
+  let nodes: ClusterGatewayNode[] = [];
+  let db: Awaited<ReturnType<typeof dbClient>>;
+
+  beforeAll(async () => {
+    pgs = await startPostgres();
+    url = await pgs.createDatabase();
+    mock = await startMockProvider();
+    nodes = await Promise.all(["gw-a", "gw-b", "gw-c"].map((n) => startNode(n, clusterHome(url, mock, n))));
+    db = await dbClient(url);
+  }, 180_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await stopNodes(nodes);
+    await mock?.close();
+    await pgs?.stop();
+  });
+
+  const node = (i: number): ClusterGatewayNode => nodes[i % nodes.length] as ClusterGatewayNode;
+
+  it("100 sessions, runs sent round-robin: each once, in order, never overlapping, history carried across nodes", async () => {
+    const SESSIONS = 100;
+    const RUNS = 3;
+    const finals: Promise<any>[] = [];
+    // Each session sends its messages one after another, each to the next node, without waiting for the run:
+    // the next is sent once the previous one is accepted (committed), so order is the cluster's to keep.
+    await Promise.all(
+      Array.from({ length: SESSIONS }, async (_, s) => {
+        for (let i = 0; i < RUNS; i++) {
+          let accepted!: () => void;
+          const ack = new Promise<void>((r) => {
+            accepted = r;
+          });
+          finals.push(
+            node(s + i).client.request(
+              "agent",
+              { message: `rr s${s} m${i}`, idempotencyKey: `rr-${s}-${i}`, sessionKey: `rr${s}` },
+              { expectFinal: true, onAccepted: () => accepted() },
+            ),
+          );
+          await ack;
+        }
+      }),
+    );
+    const answers = await Promise.all(finals);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => "ok"));
+    expect(answers.find((a) => a.runId === "rr-7-2")?.result.payloads[0].text).toBe("echo: rr s7 m2");
+
+    const rows = (await ledger(db)).filter((r) => r.session_key.startsWith("agent:main:rr"));
+    expect(rows).toHaveLength(SESSIONS * RUNS);
+    const bySession = new Map<string, typeof rows>();
+    for (const r of rows) bySession.set(r.session_key, [...(bySession.get(r.session_key) ?? []), r]);
+    for (const [key, runs] of bySession) {
+      const s = key.slice("agent:main:rr".length);
+      expect(runs.map((r) => r.run_id)).toEqual(Array.from({ length: RUNS }, (_, i) => `rr-${s}-${i}`));
+      for (let i = 1; i < runs.length; i++) {
+        // The next run of a session starts only after the previous one ended, on whichever node.
+        expect(Number(runs[i]?.started_at)).toBeGreaterThanOrEqual(Number(runs[i - 1]?.ended_at));
+      }
+    }
+    // More than one node executed, and at no moment were more than the cap (4) running cluster-wide.
+    expect(new Set(rows.map((r) => r.node_id)).size).toBeGreaterThan(1);
+    const edges = rows.flatMap((r) => [
+      { t: Number(r.started_at), d: 1 },
+      { t: Number(r.ended_at), d: -1 },
+    ]);
+    edges.sort((a, b) => a.t - b.t || a.d - b.d);
+    let running = 0;
+    let peak = 0;
+    for (const e of edges) {
+      running += e.d;
+      peak = Math.max(peak, running);
+    }
+    expect(peak).toBeLessThanOrEqual(4);
+    // The model saw each session's whole conversation in order, wherever the earlier runs had executed.
+    for (let s = 0; s < SESSIONS; s += 9) {
+      const last = mock.requests.find((r) => userTexts(r.body).at(-1) === `rr s${s} m${RUNS - 1}`);
+      expect(userTexts(last?.body)).toEqual(Array.from({ length: RUNS }, (_, i) => `rr s${s} m${i}`));
+    }
+    // The transcript is in PostgreSQL: every user message of the session, in order.
+    const { rows: entries } = await db.query<{ entry: any }>(
+      `SELECT e.entry FROM cluster_transcript_entries e JOIN cluster_sessions s ON s.session_id = e.session_id
+       WHERE s.key = 'agent:main:rr3' ORDER BY e.pos`,
+    );
+    const users = entries
+      .filter((e) => e.entry.type === "message" && e.entry.message.role === "user")
+      .map((e) => userTexts({ messages: [e.entry.message] })[0]);
+    expect(users).toEqual(["rr s3 m0", "rr s3 m1", "rr s3 m2"]);
+  }, 240_000);
+
+  it("a client on one node streams a run executing on another: same events, gap-free seq", async () => {
+    const key = "agent:main:stream1";
+    for (const n of nodes) await n.client.request("sessions.subscribe", { key });
+    const before = nodes.map((n) => n.events.length);
+    const final: any = await node(0).client.request(
+      "agent",
+      { message: "stream [slow:12:20]", idempotencyKey: "stream-1", sessionKey: key },
+      { expectFinal: true },
+    );
+    expect(final.status).toBe("ok");
+    const [row] = (await ledger(db)).filter((r) => r.run_id === "stream-1");
+    const executor = nodes.findIndex((n) => n.name === row?.node_id);
+    expect(executor).toBeGreaterThanOrEqual(0);
+    // Every client sees the end, then compares its view of the run with the executing node's own clients'.
+    const views = await Promise.all(
+      nodes.map(async (n, i) => {
+        const mine = () => agentEvents(n.events.slice(before[i]), "stream-1");
+        await until(
+          () => mine().some((e) => e.stream === "lifecycle" && e.data.phase === "end"),
+          30_000,
+          `${n.name} to see the run end`,
+        );
+        return mine();
+      }),
+    );
+    const local = views[executor] as ReturnType<typeof agentEvents>;
+    expect(local.map((e) => e.seq)).toEqual(local.map((_, i) => i + 1));
+    expect(local.filter((e) => e.stream === "assistant").length).toBeGreaterThan(1);
+    for (const [i, v] of views.entries()) {
+      if (i === executor) continue;
+      expect(v.map((e) => e.seq)).toEqual(local.map((e) => e.seq));
+      expect(v.map((e) => `${e.stream}:${e.data.phase ?? ""}`)).toEqual(
+        local.map((e) => `${e.stream}:${e.data.phase ?? ""}`),
+      );
+    }
+    const text = (v: ReturnType<typeof agentEvents>) =>
+      v
+        .filter((e) => e.stream === "assistant")
+        .map((e) => e.data.delta)
+        .join("");
+    expect(text(views[(executor + 1) % 3] as ReturnType<typeof agentEvents>)).toBe(
+      Array.from({ length: 12 }, (_, i) => `d${i} `).join(""),
+    );
+  }, 120_000);
+
+  async function runningOn(runId: string): Promise<number> {
+    let found = -1;
+    const deadline = Date.now() + 60_000;
+    while (found < 0 && Date.now() < deadline) {
+      const [row] = (await ledger(db)).filter((r) => r.run_id === runId && r.status === "running");
+      if (row) found = nodes.findIndex((n) => n.name === row.node_id);
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    if (found < 0) throw new Error(`run ${runId} never ran`);
+    return found;
+  }
+
+  it("chat.abort and agent.wait sent to other nodes reach the node executing the run", async () => {
+    const key = "agent:main:abort1";
+    const final = node(0).client.request(
+      "agent",
+      { message: "long [slow:400:25]", idempotencyKey: "abort-1", sessionKey: key },
+      { expectFinal: true },
+    ) as Promise<any>;
+    const executor = await runningOn("abort-1");
+    const other = (executor + 1) % 3;
+    const waiter = node(executor + 2).client.request("agent.wait", {
+      runId: "abort-1",
+      timeoutMs: 60_000,
+    }) as Promise<any>;
+    const res: any = await node(other).client.request("chat.abort", { sessionKey: key });
+    expect(res).toMatchObject({ ok: true, aborted: true, runIds: ["abort-1"] });
+    const end = await final;
+    expect(end.status).toBe("error");
+    expect(end.error.kind).toBe("aborted");
+    expect((await waiter).status).toBe("error");
+    const [row] = (await ledger(db)).filter((r) => r.run_id === "abort-1");
+    expect(row?.status).toBe("aborted");
+    // Far fewer than the 400 deltas were streamed: the engine was stopped, not run to its end.
+    const deltas = agentEvents(node(0).events, "abort-1").filter((e) => e.stream === "assistant").length;
+    expect(deltas).toBeLessThan(400);
+    // The session serves the next run.
+    const next: any = await node(other).client.request(
+      "agent",
+      { message: "after abort", idempotencyKey: "abort-2", sessionKey: key },
+      { expectFinal: true },
+    );
+    expect(next.status).toBe("ok");
+  }, 120_000);
+
+  it("a message steered into a run executing on another node reaches its model loop", async () => {
+    const key = "agent:main:steer1";
+    const first = node(1).client.request(
+      "agent",
+      { message: "first [slow:40:30]", idempotencyKey: "steer-1", sessionKey: key },
+      { expectFinal: true },
+    ) as Promise<any>;
+    const executor = await runningOn("steer-1");
+    const other = (executor + 1) % 3;
+    // The node that gets the message decides its queue mode: steer.
+    await node(other).client.request("sessions.patch", { key, queueMode: "steer" });
+    const steered: any = await node(other).client.request(
+      "agent",
+      { message: "steered in", idempotencyKey: "steer-2", sessionKey: key },
+      { expectFinal: true },
+    );
+    const main = await first;
+    expect(main.status).toBe("ok");
+    expect(steered.status).toBe("ok");
+    // Both messages were answered by the one run: the model got the steered message within it.
+    const call = mock.requests.find((r) => userTexts(r.body).at(-1) === "steered in");
+    expect(userTexts(call?.body)).toEqual(["first [slow:40:30]", "steered in"]);
+    const rows = (await ledger(db)).filter((r) => r.session_key === key);
+    expect(rows.map((r) => r.run_id)).toEqual(["steer-1"]);
+  }, 120_000);
+
+  it("one idempotency key sent to every node at once makes one run, and every node answers with it", async () => {
+    const answers: any[] = await Promise.all(
+      nodes.map((n) =>
+        n.client.request(
+          "agent",
+          { message: "once only", idempotencyKey: "idem-1", sessionKey: "idem1" },
+          { expectFinal: true },
+        ),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(["ok", "ok", "ok"]);
+    for (const a of answers) expect(a.result.payloads[0].text).toBe("echo: once only");
+    expect((await ledger(db)).filter((r) => r.run_id === "idem-1")).toHaveLength(1);
+    expect(mock.requests.filter((r) => userTexts(r.body).at(-1) === "once only")).toHaveLength(1);
+    // A retry long after, to yet another node, gets the recorded run, not a second one.
+    const again: any = await node(2).client.request(
+      "agent",
+      { message: "once only", idempotencyKey: "idem-1", sessionKey: "idem1" },
+      { expectFinal: true },
+    );
+    expect(again.status).toBe("ok");
+    expect(mock.requests.filter((r) => userTexts(r.body).at(-1) === "once only")).toHaveLength(1);
+  }, 120_000);
+});
