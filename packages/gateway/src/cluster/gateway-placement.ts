@@ -52,6 +52,8 @@ export class ClusterPlacement implements RunPlacement {
   private readonly watches = new Map<string, Watch>();
   /** Requests steered into a run (request runId → the run it joined), for abort by the request's id. */
   private readonly steeredInto = new Map<string, string>();
+  /** Requests whose end this node takes from the ledger (accepted or executed here). */
+  private readonly mirrored = new Set<string>();
   private readonly log: (line: string) => void;
   private closing = false;
 
@@ -149,6 +151,11 @@ export class ClusterPlacement implements RunPlacement {
   private mirror(req: RunRequest, runId: string, after?: () => void): void {
     const core = this.theCore;
     if (!core.runs.get(req.runId)) core.runs.accept(req);
+    if (this.mirrored.has(req.runId)) {
+      after?.();
+      return;
+    }
+    this.mirrored.add(req.runId);
     void (async () => {
       try {
         while (!this.closing) {
@@ -166,6 +173,7 @@ export class ClusterPlacement implements RunPlacement {
           }
         }
       } finally {
+        this.mirrored.delete(req.runId);
         after?.();
       }
     })();
@@ -247,16 +255,20 @@ export class ClusterPlacement implements RunPlacement {
     await sync.hydrate(req.sessionKey, req.agentId, session.sessionId);
     this.executing.set(run.runId, ctx);
     try {
-      if (!core.runs.get(req.runId)) core.runs.accept(req);
-      const done = core.runs.whenDone(req.runId);
+      // The run's answer is what the ledger records (a node fenced before recording its end: interrupted).
+      this.mirror(req, req.runId);
+      const done = new Promise<RunOutcome>((resolve) => core.runs.hold(req.runId, resolve));
       core.queues.submit(req);
       const turn = core.queues.active(req.sessionKey);
       let steers = 0;
       ctx.onSteer((message) => {
         const steer: RunRequest = { ...req, runId: `${req.runId}:steer:${++steers}`, message, acceptedAt: Date.now() };
         // Past the point of taking input: the message becomes the session's next run (never lost).
-        if (!turn?.steer(steer))
-          void this.node.submit({ ...run.request, runId: steer.runId, message, params: { request: steer } });
+        if (!turn?.steer(steer)) {
+          this.node
+            .submit({ ...run.request, runId: steer.runId, message, params: { request: steer } })
+            .catch((err: unknown) => this.log(`[cluster] steer of ${run.runId} not queued: ${(err as Error).message}`));
+        }
       });
       const onAbort = (): void => void core.queues.abort(req.sessionKey, req.runId);
       if (ctx.signal.aborted) onAbort();

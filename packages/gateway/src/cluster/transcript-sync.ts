@@ -8,8 +8,8 @@
  * cost per run is what the run wrote, not the transcript's length.
  */
 import { existsSync } from "node:fs";
-import { open, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, open, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { SessionHeader, SessionEntry as TranscriptEntry } from "@tiller/coding-agent";
 import type { SessionStore } from "../store/session-store.js";
 import type { ClusterTranscripts } from "./transcripts.js";
@@ -38,6 +38,7 @@ export class TranscriptSync {
     const mark = this.marks.get(sessionId);
     const file = entry.sessionFile || join(this.store.transcriptDir(agentId), `${sessionId}.jsonl`);
     if (mark && mark.pos === pos && mark.file === file && existsSync(file)) return;
+    await mkdir(dirname(file), { recursive: true }); // the first run of this agent on this node
     await this.transcripts.exportJsonl(sessionId, file);
     if (entry.sessionFile !== file) this.store.setSessionFile(key, file);
     this.marks.set(sessionId, { file, pos, bytes: (await stat(file)).size });
