@@ -57,7 +57,7 @@ export class ClusterPlacement implements RunPlacement {
   private readonly log: (line: string) => void;
   private closing = false;
 
-  private constructor(private readonly options: ClusterPlacementOptions) {
+  private constructor(options: ClusterPlacementOptions) {
     this.log = options.log ?? (() => {});
     this.attached = new Promise((resolve) => {
       this.resolveAttached = resolve;
