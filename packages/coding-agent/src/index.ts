@@ -1,4 +1,5 @@
 export * from "./agent-session/index.js";
+export * from "./approvals/index.js";
 export * from "./auth/index.js";
 export * from "./compaction/index.js";
 export * from "./config.js";

@@ -12,14 +12,18 @@ export const EXEC_TOOL_NAMES: readonly string[] = ["bash", "exec"];
 export interface ExecApprovalRuleOptions {
   /** The working directory commands run in (exec's `workdir` is resolved against it). */
   cwd: string;
-  /** Whether someone can answer a request; false: `askFallback` decides at once. */
-  canAsk: boolean;
+  /**
+   * Whether someone can answer a request; false: `askFallback` decides at once. A function is asked per call (a
+   * gateway can ask only while an approver is connected).
+   */
+  canAsk: boolean | (() => boolean);
 }
 
 export function execApprovalRule(approvals: ExecApprovals, options: ExecApprovalRuleOptions): RequiresApproval {
   return (args) => {
     const command = typeof args.command === "string" ? args.command : "";
     const cwd = typeof args.workdir === "string" ? resolve(options.cwd, args.workdir) : options.cwd;
-    return approvals.evaluate(command, cwd, { canAsk: options.canAsk });
+    const canAsk = typeof options.canAsk === "function" ? options.canAsk() : options.canAsk;
+    return approvals.evaluate(command, cwd, { canAsk });
   };
 }

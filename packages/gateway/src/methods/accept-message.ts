@@ -25,7 +25,7 @@ export async function acceptMessage(
   o: AcceptMessageOptions,
 ): Promise<void> {
   conn.subscribe(req.sessionKey);
-  const command = await handleSlashCommand(core, req.sessionKey, req.agentId, req.message);
+  const command = await handleSlashCommand(core, req.sessionKey, req.agentId, req.message, conn.scopes);
   if (command) {
     o.ack();
     core.finishCommand(req, command);

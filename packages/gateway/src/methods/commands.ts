@@ -2,8 +2,10 @@
  * Slash commands handled by the gateway itself, without a model turn: /status (model, tokens, queue of the
  * session), /stop (abort the active run),
  * /queue <mode> [debounce:2s] [cap:N] [drop:old|new|summarize] and /queue default (per-session queue
- * settings), /new and /reset (a fresh session id). Each answers like a run with one text payload.
+ * settings), /new and /reset (a fresh session id), /approve <id> <decision> (approvals/approve-command.ts). Each
+ * answers like a run with one text payload.
  */
+import { approveCommand } from "../approvals/approve-command.js";
 import { DROP_POLICIES, QUEUE_MODES, type QueueDropPolicy, type QueueMode } from "../config/config-types.js";
 import type { RunOutcome } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
@@ -30,12 +32,16 @@ function parseDuration(v: string): number | undefined {
   return Math.round(m[2] === "m" ? n * 60_000 : m[2] === "s" ? n * 1000 : n);
 }
 
-/** Handles `message` when it is a gateway command; undefined means: an ordinary message. */
+/**
+ * Handles `message` when it is a gateway command; undefined means: an ordinary message. `scopes`: the sender's
+ * (commands that need a scope, like /approve, are refused without them).
+ */
 export async function handleSlashCommand(
   core: GatewayCore,
   sessionKey: string,
   agentId: string,
   message: string,
+  scopes?: readonly string[],
 ): Promise<RunOutcome | undefined> {
   const text = message.trim();
   if (!text.startsWith("/")) return undefined;
@@ -57,6 +63,10 @@ export async function handleSlashCommand(
     }
     case "/status":
       return reply(statusText(core, sessionKey, agentId));
+    case "/approve": {
+      const r = approveCommand(core.approvals, args, scopes);
+      return reply(r.text, r.ok ? "ok" : "error");
+    }
     case "/queue": {
       core.store.ensure(sessionKey, agentId);
       const first = (args[0] ?? "").toLowerCase();

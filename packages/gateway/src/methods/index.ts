@@ -1,4 +1,5 @@
 /** Every method the gateway serves, by name. */
+import { approvalMethods } from "../approvals/approval-methods.js";
 import { agentMethods } from "./agent-methods.js";
 import { chatMethods } from "./chat-methods.js";
 import { type MethodTable, methodTable } from "./method-types.js";
@@ -6,7 +7,7 @@ import { sessionsMethods } from "./sessions-methods.js";
 import { systemMethods } from "./system-methods.js";
 
 export function builtinMethods(): MethodTable {
-  return methodTable([...systemMethods, ...agentMethods, ...chatMethods, ...sessionsMethods]);
+  return methodTable([...systemMethods, ...agentMethods, ...chatMethods, ...sessionsMethods, ...approvalMethods]);
 }
 
 export type { MethodContext, MethodDef, MethodHandler, MethodTable } from "./method-types.js";

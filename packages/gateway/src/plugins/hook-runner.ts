@@ -221,7 +221,11 @@ export class HookRunner {
       (acc, next, reg) => {
         if (acc.block === true) return acc;
         const merged = { ...acc };
-        if (next.params !== undefined) merged.params = next.params;
+        // Once a plugin asked for approval, the arguments it asked about are the ones that run.
+        if (next.params !== undefined && !acc.requireApproval) merged.params = next.params;
+        if (next.requireApproval && !acc.requireApproval) {
+          merged.requireApproval = { ...next.requireApproval, pluginId: reg.pluginId };
+        }
         if (next.block === true) {
           merged.block = true;
           merged.blockReason = next.blockReason ?? `blocked by plugin ${reg.pluginId}`;

@@ -95,11 +95,34 @@ export interface BeforeToolCallEvent {
   toolCallId: string;
   params: Record<string, unknown>;
 }
-/** `block: true` is terminal and sticky; `params` replaces the arguments (the last plugin to set it wins). */
+/**
+ * A plugin's request to pause the call until a person decides (a plugin approval: `plugin.approval.requested`,
+ * resolved by `plugin.approval.resolve` or `/approve`). Plain JSON: it is stored while the call waits.
+ */
+export interface PluginApprovalRequest {
+  title: string;
+  description?: string;
+  /** Default `warning`. */
+  severity?: "info" | "warning" | "critical";
+  /** How long to wait; without it the call waits until decided or the run ends. */
+  timeoutMs?: number;
+  /** What a timeout decides (default `deny`). */
+  timeoutBehavior?: "allow" | "deny";
+  /** The decisions offered (default all three). */
+  allowedDecisions?: ("allow-once" | "allow-always" | "deny")[];
+  /** Stamped by the hook runner with the plugin that asked. */
+  pluginId?: string;
+}
+
+/**
+ * `block: true` is terminal and sticky; `params` replaces the arguments (the last plugin to set it wins, until a
+ * plugin asks for approval: the first `requireApproval` wins and freezes the arguments it was asked about).
+ */
 export interface BeforeToolCallResult {
   params?: Record<string, unknown>;
   block?: boolean;
   blockReason?: string;
+  requireApproval?: PluginApprovalRequest;
 }
 
 export interface AfterToolCallEvent {

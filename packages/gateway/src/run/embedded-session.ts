@@ -3,7 +3,7 @@
  * factory (tools/tool-engine.ts) wraps the coding agent's AgentSession; another engine (the benchmarks' minimal
  * one) plugs in through `SessionFactory`.
  */
-import type { AgentEvent, AgentMessage } from "@tiller/agent";
+import type { AgentEvent, AgentMessage, ApprovalDecision, ToolCallsResume } from "@tiller/agent";
 import type { ImageContent } from "@tiller/ai";
 import type { RunContext } from "./run-types.js";
 
@@ -30,6 +30,16 @@ export interface EmbeddedSession {
   abort(): void;
   /** Summarizes older history; `compacted:false` when there is nothing to do. */
   compact?(): Promise<{ compacted: boolean; tokensBefore?: number; summary?: string }>;
+  /**
+   * Decides a pending approval of the running loop (`tool_approval_request`'s id); false when none with that id
+   * waits. Throws for a decision the request does not offer. Engines without approvals leave it out.
+   */
+  resolveApproval?(id: string, decision: ApprovalDecision, options?: { by?: string; reason?: string }): boolean;
+  /**
+   * Finishes a tool batch that waited for approval when an earlier process stopped, then continues the loop (the
+   * transcript ends with the batch's assistant message). Resolves when the loop ends. Never rejects.
+   */
+  resumeToolCalls?(resume: ToolCallsResume): Promise<void>;
   /** Releases the transcript's write lock. Idempotent. */
   dispose(): void;
 }

@@ -57,6 +57,18 @@ export class RunRegistry {
     return true;
   }
 
+  /**
+   * Takes back a run the ledger marked interrupted at start-up because it will go on (it waits for an approval
+   * decided after the restart): `agent.wait` on its runId waits for its real end again. False when it is live.
+   */
+  reopen(request: RunRequest): boolean {
+    const live = this.runs.get(request.runId);
+    if (live && live.status !== "done") return false;
+    this.runs.set(request.runId, { request, status: "accepted" });
+    this.store.runReopened(request.runId, request.sessionKey, request.acceptedAt);
+    return true;
+  }
+
   started(runId: string, turn: Turn, at: number): void {
     const r = this.runs.get(runId);
     if (!r) return;

@@ -2,7 +2,7 @@
  * Types of the run pipeline: what a request asks for (RunRequest), what flows through one run (RunContext),
  * how it ends (RunOutcome), and the seams other modules hook into (RunExtension, ModelCall).
  */
-import type { AgentMessage, AgentTool } from "@tiller/agent";
+import type { AgentMessage, AgentTool, ToolCallsResume } from "@tiller/agent";
 import type {
   Api,
   AssistantMessageEventStreamLike,
@@ -17,6 +17,7 @@ import type { ResolvedModel } from "../config/models-config.js";
 import type { ReplyPayload, RunEndStatus, RunResult } from "../protocol/schema/agent.js";
 import type { AgentStream } from "../protocol/schema/events.js";
 import type { SessionEntry } from "../store/session-store.js";
+import type { EmbeddedSession } from "./embedded-session.js";
 
 /** One accepted `agent` / `chat.send` request. `runId` is its idempotency key. */
 export interface RunRequest {
@@ -40,6 +41,11 @@ export interface RunRequest {
   images?: ImageContent[];
   /** Sampling asked for by the HTTP API's caller (`temperature`, `max_tokens`…), applied to each model call. */
   sampling?: { temperature?: number; maxTokens?: number };
+  /**
+   * Set on the run that finishes a tool batch whose approvals were decided after the gateway restarted: the engine
+   * resumes the batch (`resumeToolCalls`) instead of prompting; `message` is unused. Same runId as the run that died.
+   */
+  resume?: ToolCallsResume;
 }
 
 export type { ReplyPayload, RunEndStatus, RunMeta, RunResult } from "../protocol/schema/agent.js";
@@ -119,6 +125,8 @@ export interface RunExtension {
    * instead (reply shaping's cleaned text); it must not change the event, which other consumers read.
    */
   onEngineEvent?(ctx: RunContext, event: unknown): string | undefined;
+  /** The engine is open and subscribed, before it is prompted (approvals keep it to decide on it). */
+  onEngineStart?(ctx: RunContext, engine: EmbeddedSession): void;
   /** May replace or filter the reply payloads built from the run's assistant messages. */
   shapeReply?(ctx: RunContext, payloads: ReplyPayload[]): ReplyPayload[] | Promise<ReplyPayload[]>;
   /** After the outcome is known, before it is delivered. */

@@ -104,6 +104,12 @@ export class Connection {
     this.sendRaw(`{"type":"event","event":"${ev.event}","payload":${payload},"seq":${seq}}`);
   }
 
+  /** A broadcast event (approvals) in this connection's numbered stream; `json` is the payload, serialized once. */
+  sendBroadcast(event: string, json: string): void {
+    if (this.closed) return;
+    this.sendRaw(`{"type":"event","event":"${event}","payload":${json},"seq":${++this.seq}}`);
+  }
+
   /** An event frame outside the numbered stream (connect.challenge, tick). */
   sendUnsequenced(event: string, payload: unknown): void {
     this.sendRaw(JSON.stringify({ type: "event", event, payload }));

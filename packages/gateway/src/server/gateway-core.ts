@@ -3,6 +3,8 @@
  * store, lanes, event bus, run registry, session queues and the runner, wired together. Methods act on it;
  * the WebSocket server only moves frames.
  */
+import { createApprovalExtension } from "../approvals/approval-extension.js";
+import { ApprovalHub } from "../approvals/approval-hub.js";
 import type { QueueSettings, TillerConfig } from "../config/config-types.js";
 import { ModelRegistry } from "../config/models-config.js";
 import { CommandLanes, sessionLane } from "../lanes/command-lanes.js";
@@ -54,6 +56,8 @@ export class GatewayCore {
   readonly runs: RunRegistry;
   readonly runner: AgentRunner;
   readonly queues: SessionQueues;
+  /** Tool calls waiting for a person's decision (approvals/), durable across restarts. */
+  readonly approvals: ApprovalHub;
   readonly startedAt = Date.now();
   /** Replaces the default compaction (the engine's own `compact`, run in the session lane). */
   compactor: SessionCompactor | undefined;
@@ -85,6 +89,14 @@ export class GatewayCore {
     const failover = createFailoverExtension({ config: opts.config, models: this.models, log: opts.log });
     this.shaping = opts.shaping;
     const shaped = opts.shaping?.runner;
+    // The hub reaches the queues (built below) only when a decided approval resumes a run.
+    this.approvals = new ApprovalHub({
+      home: opts.config.home,
+      runs: this.runs,
+      bus: this.bus,
+      queues: () => this.queues,
+      log: opts.log,
+    });
     this.runner = new AgentRunner({
       config: opts.config,
       models: this.models,
@@ -92,7 +104,13 @@ export class GatewayCore {
       bus: this.bus,
       ...(shaped?.sessionFactory ? { sessionFactory: shaped.sessionFactory } : {}),
       ...opts.runner,
-      extensions: [failover, ...(shaped?.extensions ?? []), ...(opts.runner?.extensions ?? [])],
+      // Approvals after the shaping extension: its tools stage has built the run's tools.
+      extensions: [
+        failover,
+        ...(shaped?.extensions ?? []),
+        createApprovalExtension(this.approvals, opts.log),
+        ...(opts.runner?.extensions ?? []),
+      ],
     });
     this.queues = new SessionQueues({
       lanes: this.lanes,
@@ -109,6 +127,7 @@ export class GatewayCore {
     });
     this.placement = opts.placement?.(this) ?? new LocalPlacement(this);
     opts.shaping?.attach(this);
+    this.approvals.recover();
   }
 
   /** The queue settings of a session: its overrides over messages.queue. */
@@ -203,13 +222,16 @@ export class GatewayCore {
 
   /** Stops taking work, aborts every run, waits up to `graceMs` for them to end, closes the store. */
   async shutdown(graceMs = 3000): Promise<void> {
-    // First: the placement stops taking work (a cluster node stops claiming and aborts what it executes).
+    // Approvals waiting now stay pending across the restart (the aborts below do not decide them).
+    this.approvals.suspend();
+    // Then the placement stops taking work (a cluster node stops claiming and aborts what it executes).
     await this.placement.close();
     this.queues.abortAll("shutdown");
     this.lanes.drain();
     const pending = this.runs.active().map((r) => this.runs.whenDone(r.request.runId));
     await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
     await this.mcp?.stop();
+    this.approvals.close();
     this.store.close();
   }
 }

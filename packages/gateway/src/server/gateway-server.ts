@@ -55,6 +55,11 @@ export function isLoopback(host: string): boolean {
   return h === "localhost" || h === "::1" || h === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
+/** A connection that receives approval events and may decide them. */
+function isApprover(c: Connection): boolean {
+  return c.hello !== undefined && !c.closed && hasScope(c.scopes, "operator.approvals");
+}
+
 export class GatewayServer {
   readonly core: GatewayCore;
   private readonly http: Server;
@@ -101,6 +106,13 @@ export class GatewayServer {
     this.wss = new WebSocketServer({ server: this.http, maxPayload: cfg.maxPayloadBytes * 2 + 64 * 1024 });
     this.wss.on("connection", (ws) => this.onConnection(ws));
     this.unsubscribeBus = this.core.bus.subscribe((ev) => this.index.deliver(ev));
+    this.core.approvals.attach({
+      hasApprover: () => [...this.conns].some((c) => isApprover(c)),
+      broadcast: (event, payload) => {
+        const json = JSON.stringify(payload);
+        for (const c of this.conns) if (isApprover(c)) c.sendBroadcast(event, json);
+      },
+    });
     this.tick = setInterval(() => this.sendTicks(), cfg.tickIntervalMs);
     this.tick.unref();
   }
@@ -278,6 +290,8 @@ export class GatewayServer {
         },
       };
       conn.respond({ type: "res", id: frame.id, ok: true, payload });
+      // Approvals waiting from before this client connected (or before a restart) are announced to it.
+      if (isApprover(conn)) this.core.approvals.announceTo((event, p) => conn.sendBroadcast(event, JSON.stringify(p)));
     } catch (err) {
       conn.respondError(frame.id, errorShapeOf(err));
       conn.close(1008, "connect rejected");

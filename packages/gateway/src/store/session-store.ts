@@ -174,6 +174,9 @@ export class SessionStore {
       runEnd: db.prepare(
         "UPDATE runs SET status = ?, ended_at = ?, error = ?, summary = ?, result = ?, started_at = COALESCE(started_at, ?) WHERE run_id = ?",
       ),
+      runReopen: db.prepare(
+        "UPDATE runs SET status = 'accepted', ended_at = NULL, error = NULL, summary = NULL, result = NULL WHERE run_id = ?",
+      ),
       runGet: db.prepare<[string], RunRowDb>("SELECT * FROM runs WHERE run_id = ?"),
       runsUnfinished: db.prepare<[], RunRowDb>("SELECT * FROM runs WHERE status IN ('accepted', 'running')"),
       runsDeleteForSession: db.prepare("DELETE FROM runs WHERE session_key = ?"),
@@ -308,6 +311,14 @@ export class SessionStore {
         row.runId,
       );
       this.stmts.lastRun.run(row.runId, row.status, ended, row.sessionKey);
+    })();
+  }
+
+  /** A run marked interrupted goes on (its approval was decided after a restart): the ledger waits for its end. */
+  runReopened(runId: string, sessionKey: string, at: number): void {
+    this.db.transaction(() => {
+      this.stmts.runReopen.run(runId);
+      this.stmts.lastRun.run(runId, "accepted", at, sessionKey);
     })();
   }
 

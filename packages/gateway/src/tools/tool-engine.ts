@@ -5,7 +5,7 @@
  * synchronous `tool_result_persist` hook before they are written to the transcript.
  */
 import { mkdirSync } from "node:fs";
-import type { AgentEvent, AgentMessage, ThinkingLevel } from "@tiller/agent";
+import type { AgentEvent, AgentMessage, ApprovalDecision, ThinkingLevel, ToolCallsResume } from "@tiller/agent";
 import type { ImageContent, ToolResultMessage } from "@tiller/ai";
 import {
   type AgentSession,
@@ -14,6 +14,7 @@ import {
   SessionManager,
   SettingsManager,
 } from "@tiller/coding-agent";
+import { rewindToBatch } from "../approvals/resume-branch.js";
 import type { HookRunner } from "../plugins/hook-runner.js";
 import type { EmbeddedSession, EngineEvent, SessionFactory } from "../run/embedded-session.js";
 import type { RunContext } from "../run/run-types.js";
@@ -96,6 +97,20 @@ class ToolSession implements EmbeddedSession {
     }
   }
 
+  resolveApproval(id: string, decision: ApprovalDecision, options?: { by?: string; reason?: string }): boolean {
+    return this.session.agent.resolveApproval(id, decision, options);
+  }
+
+  async resumeToolCalls(resume: ToolCallsResume): Promise<void> {
+    const onAbort = (): void => void this.session.abort();
+    this.ctx.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await this.session.resumeToolCalls(resume);
+    } finally {
+      this.ctx.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
   steer(text: string): boolean {
     if (!this.session.isStreaming) return false;
     this.session.steer(text);
@@ -143,6 +158,8 @@ const AGENT_EVENT_TYPES = new Set([
   "tool_execution_start",
   "tool_execution_update",
   "tool_execution_end",
+  "tool_approval_request",
+  "tool_approval_end",
 ]);
 
 function isAgentEvent(e: { type: string }): e is AgentEvent {
@@ -153,6 +170,7 @@ function isAgentEvent(e: { type: string }): e is AgentEvent {
 export function createToolSessionFactory(options: ToolEngineOptions): SessionFactory {
   return async (ctx) => {
     const sm = openSessionManager(ctx, options.transcriptDir(ctx.agentId));
+    if (ctx.request.resume) rewindToBatch(sm, ctx.request.resume);
     const hooks = options.hooks;
     if (hooks?.hasHooks("tool_result_persist")) {
       // The transcript gets the plugins' version of each tool result; the model already saw the original.

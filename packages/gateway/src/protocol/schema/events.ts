@@ -3,6 +3,7 @@
  * `tick`, `shutdown` and `error` events.
  */
 import { type Static, type TSchema, Type } from "typebox";
+import { APPROVAL_EVENTS, ApprovalDataSchema } from "./approvals.js";
 import { OpenObject, StringEnum, Timestamp } from "./common.js";
 import { ErrorShapeSchema } from "./frames.js";
 
@@ -15,6 +16,7 @@ export const AGENT_STREAMS = [
   "error",
   "block",
   "thinking",
+  "approval",
 ] as const;
 export const AgentStreamSchema = StringEnum(AGENT_STREAMS);
 export type AgentStream = Static<typeof AgentStreamSchema>;
@@ -104,6 +106,7 @@ export const AgentEventSchema = Type.Union([
   streamEvent("compaction", CompactionDataSchema),
   streamEvent("usage", UsageDataSchema),
   streamEvent("thinking", ThinkingDataSchema),
+  streamEvent("approval", ApprovalDataSchema),
   streamEvent("block", OpenObject()),
   streamEvent("error", OpenObject()),
 ]);
@@ -142,4 +145,13 @@ export const ErrorEventSchema = Type.Object(
 );
 
 /** Every event this gateway sends (hello-ok's `features.events`). */
-export const GATEWAY_EVENTS = ["connect.challenge", "agent", "chat", "tick", "health", "presence", "shutdown"];
+export const GATEWAY_EVENTS = [
+  "connect.challenge",
+  "agent",
+  "chat",
+  "tick",
+  "health",
+  "presence",
+  "shutdown",
+  ...APPROVAL_EVENTS,
+];

@@ -5,6 +5,7 @@
  */
 import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "../frames.js";
 import * as agent from "./agent.js";
+import * as approvals from "./approvals.js";
 import * as chat from "./chat.js";
 import * as events from "./events.js";
 import * as frames from "./frames.js";
@@ -12,6 +13,7 @@ import * as handshake from "./handshake.js";
 import { METHOD_SPECS } from "./methods.js";
 
 export * from "./agent.js";
+export * from "./approvals.js";
 export * from "./chat.js";
 export * from "./common.js";
 export * from "./events.js";
@@ -53,6 +55,10 @@ export function protocolDocument(): Record<string, unknown> {
       tick: events.TickEventSchema,
       shutdown: events.ShutdownEventSchema,
       error: events.ErrorEventSchema,
+      "exec.approval.requested": approvals.ExecApprovalRecordSchema,
+      "exec.approval.resolved": approvals.ApprovalResolvedSchema,
+      "plugin.approval.requested": approvals.PluginApprovalRecordSchema,
+      "plugin.approval.resolved": approvals.ApprovalResolvedSchema,
     },
     shared: {
       replyPayload: agent.ReplyPayloadSchema,

@@ -7,6 +7,15 @@ import type { TSchema } from "typebox";
 import { Type } from "typebox";
 import { AgentParamsSchema, AgentResultSchema, AgentWaitParamsSchema, WaitResultSchema } from "./agent.js";
 import {
+  ApprovalGetParamsSchema,
+  ApprovalListParamsSchema,
+  ApprovalResolveParamsSchema,
+  ApprovalResolveResultSchema,
+  ExecApprovalListResultSchema,
+  ExecApprovalRecordSchema,
+  PluginApprovalListResultSchema,
+} from "./approvals.js";
+import {
   ChatAbortParamsSchema,
   ChatAbortResultSchema,
   ChatHistoryParamsSchema,
@@ -37,7 +46,10 @@ import {
   StatusResultSchema,
 } from "./system.js";
 
-/** Operator scopes. `operator.admin` implies write, write implies read. */
+/**
+ * Operator scopes. `operator.admin` implies every other scope, write implies read; `operator.approvals` (deciding
+ * approvals: remote-execution-grade authority) is implied by admin only, never by write.
+ */
 export type Scope = "operator.read" | "operator.write" | "operator.admin" | "operator.approvals" | "operator.pairing";
 
 /** One method of the protocol, without its handler. */
@@ -59,6 +71,7 @@ const spec = <P extends TSchema, R extends TSchema>(
 const READ = "operator.read";
 const WRITE = "operator.write";
 const ADMIN = "operator.admin";
+const APPROVALS = "operator.approvals";
 
 const SessionsMessagesParamsSchema = Type.Object({ key: Type.String({ minLength: 1, pattern: "\\S" }) });
 
@@ -105,6 +118,31 @@ export const METHOD_SPECS = {
     SessionsMessagesParamsSchema,
     SessionsUnsubscribeResultSchema,
     "Stop following one session's events.",
+  ),
+  "exec.approval.list": spec(
+    APPROVALS,
+    ApprovalListParamsSchema,
+    ExecApprovalListResultSchema,
+    "Pending exec approvals (backfill after connecting; live ones arrive as exec.approval.requested).",
+  ),
+  "exec.approval.get": spec(APPROVALS, ApprovalGetParamsSchema, ExecApprovalRecordSchema, "One pending exec approval."),
+  "exec.approval.resolve": spec(
+    APPROVALS,
+    ApprovalResolveParamsSchema,
+    ApprovalResolveResultSchema,
+    "Decides a pending exec approval (first answer wins); a run that died with the gateway resumes.",
+  ),
+  "plugin.approval.list": spec(
+    APPROVALS,
+    ApprovalListParamsSchema,
+    PluginApprovalListResultSchema,
+    "Pending plugin approvals (before_tool_call requireApproval).",
+  ),
+  "plugin.approval.resolve": spec(
+    APPROVALS,
+    ApprovalResolveParamsSchema,
+    ApprovalResolveResultSchema,
+    "Decides a pending plugin approval (first answer wins); a run that died with the gateway resumes.",
   ),
 } as const satisfies Record<string, MethodSpec>;
 

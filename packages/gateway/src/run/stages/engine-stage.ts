@@ -27,10 +27,18 @@ export async function runEngine(
     }
     bridge.handle(event, shaped);
   });
+  for (const ext of extensions) ext.onEngineStart?.(ctx, engine);
   const steered = turn.attach(engine);
   if (steered.length > 0) ctx.prompt = [ctx.prompt, ...steered].join("\n\n");
   try {
-    await untilSettledOrAbandoned(engine.prompt(ctx.prompt, ctx.request.images), turn.controller.signal);
+    // A run resuming a batch decided after a restart continues the loop instead of prompting.
+    const resume = ctx.request.resume;
+    const started = resume
+      ? engine.resumeToolCalls
+        ? engine.resumeToolCalls(resume)
+        : Promise.reject(new Error("this engine cannot resume tool calls"))
+      : engine.prompt(ctx.prompt, ctx.request.images);
+    await untilSettledOrAbandoned(started, turn.controller.signal);
   } finally {
     turn.detach();
     unsubscribe();

@@ -1,0 +1,179 @@
+/**
+ * Pending approvals in SQLite ($TILLER_HOME/sessions/approvals.sqlite, WAL), beside the session index: a request
+ * is inserted before it is announced, so a gateway that dies while a run waits finds it again on start-up with
+ * everything needed to resume the run. Statements are prepared once; each write is one short transaction.
+ * Resolved rows are kept a day for `get` and then pruned at start-up.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { ApprovalDecision, ApprovalEndCause } from "@tiller/agent";
+import type { ToolResultMessage } from "@tiller/ai";
+import Database from "better-sqlite3";
+import type { ApprovalKind, ApprovalStatus, StoredApproval } from "./types.js";
+
+const KEEP_RESOLVED_MS = 24 * 60 * 60_000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS approvals (
+  id TEXT PRIMARY KEY, kind TEXT NOT NULL, session_key TEXT NOT NULL, agent_id TEXT NOT NULL, run_id TEXT NOT NULL,
+  status TEXT NOT NULL, approval TEXT NOT NULL, request TEXT NOT NULL, results TEXT NOT NULL,
+  created_at INTEGER NOT NULL, expires_at INTEGER, decision TEXT, cause TEXT, resolved_by TEXT, reason TEXT,
+  resolved_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS approvals_status ON approvals(status, created_at);
+CREATE INDEX IF NOT EXISTS approvals_run ON approvals(run_id);
+`;
+
+interface ApprovalRowDb {
+  id: string;
+  kind: string;
+  session_key: string;
+  agent_id: string;
+  run_id: string;
+  status: string;
+  approval: string;
+  request: string;
+  results: string;
+  created_at: number;
+  expires_at: number | null;
+  decision: string | null;
+  cause: string | null;
+  resolved_by: string | null;
+  reason: string | null;
+  resolved_at: number | null;
+}
+
+export interface ApprovalEnd {
+  decision: ApprovalDecision;
+  cause: ApprovalEndCause;
+  resolvedBy?: string;
+  reason?: string;
+  at: number;
+}
+
+export class ApprovalStore {
+  private readonly db: Database.Database;
+  private readonly stmts;
+
+  constructor(home: string) {
+    const dir = join(home, "sessions");
+    mkdirSync(dir, { recursive: true });
+    this.db = new Database(join(dir, "approvals.sqlite"));
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+    const db = this.db;
+    this.stmts = {
+      insert: db.prepare(
+        `INSERT INTO approvals (id, kind, session_key, agent_id, run_id, status, approval, request, results, created_at,
+         expires_at) VALUES (@id, @kind, @sessionKey, @agentId, @runId, 'pending', @approval, @request, @results,
+         @createdAt, @expiresAt)`,
+      ),
+      get: db.prepare<[string], ApprovalRowDb>("SELECT * FROM approvals WHERE id = ?"),
+      byStatus: db.prepare<[string], ApprovalRowDb>("SELECT * FROM approvals WHERE status = ? ORDER BY created_at"),
+      ofRun: db.prepare<[string], ApprovalRowDb>("SELECT * FROM approvals WHERE run_id = ? ORDER BY created_at"),
+      results: db.prepare("UPDATE approvals SET results = ? WHERE run_id = ? AND status = 'pending'"),
+      end: db.prepare(
+        `UPDATE approvals SET status = @status, decision = @decision, cause = @cause, resolved_by = @resolvedBy,
+         reason = @reason, resolved_at = @at WHERE id = @id AND status = @from`,
+      ),
+      consume: db.prepare(
+        "UPDATE approvals SET status = 'resolved', resolved_at = ? WHERE run_id = ? AND status = 'decided'",
+      ),
+      prune: db.prepare("DELETE FROM approvals WHERE status = 'resolved' AND resolved_at < ?"),
+    };
+    this.stmts.prune.run(Date.now() - KEEP_RESOLVED_MS);
+  }
+
+  insert(a: StoredApproval): void {
+    this.stmts.insert.run({
+      id: a.id,
+      kind: a.kind,
+      sessionKey: a.sessionKey,
+      agentId: a.agentId,
+      runId: a.runId,
+      approval: JSON.stringify(a.approval),
+      request: JSON.stringify(a.request),
+      results: JSON.stringify(a.results),
+      createdAt: a.createdAt,
+      expiresAt: a.expiresAt ?? null,
+    });
+  }
+
+  get(id: string): StoredApproval | undefined {
+    const row = this.stmts.get.get(id);
+    return row ? toApproval(row) : undefined;
+  }
+
+  /** Approvals in one state, oldest first. */
+  withStatus(status: ApprovalStatus): StoredApproval[] {
+    return this.stmts.byStatus.all(status).map(toApproval);
+  }
+
+  ofRun(runId: string): StoredApproval[] {
+    return this.stmts.ofRun.all(runId).map(toApproval);
+  }
+
+  /** The finished results of the run's waiting batch (what a resume keeps instead of running those calls again). */
+  setResults(runId: string, results: readonly ToolResultMessage[]): void {
+    if (!this.db.open) return;
+    this.stmts.results.run(JSON.stringify(results), runId);
+  }
+
+  /**
+   * Moves an approval from `from` to `to` with its decision. False when it was not in `from` (first answer wins:
+   * a second decision, or one racing a timeout, changes nothing).
+   */
+  end(id: string, from: ApprovalStatus, to: ApprovalStatus, e: ApprovalEnd): boolean {
+    if (!this.db.open) return false; // late events of runs aborted by shutdown
+    const r = this.stmts.end.run({
+      id,
+      from,
+      status: to,
+      decision: e.decision,
+      cause: e.cause,
+      resolvedBy: e.resolvedBy ?? null,
+      reason: e.reason ?? null,
+      at: e.at,
+    });
+    return r.changes === 1;
+  }
+
+  /** The decided approvals of a run are consumed by the run that resumes it. */
+  consume(runId: string, at = Date.now()): void {
+    if (!this.db.open) return;
+    this.stmts.consume.run(at, runId);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function opt<T>(v: T | null): T | undefined {
+  return v === null ? undefined : v;
+}
+
+function toApproval(r: ApprovalRowDb): StoredApproval {
+  const a: StoredApproval = {
+    id: r.id,
+    kind: r.kind as ApprovalKind,
+    sessionKey: r.session_key,
+    agentId: r.agent_id,
+    runId: r.run_id,
+    status: r.status as ApprovalStatus,
+    approval: JSON.parse(r.approval) as StoredApproval["approval"],
+    request: JSON.parse(r.request) as StoredApproval["request"],
+    results: JSON.parse(r.results) as ToolResultMessage[],
+    createdAt: r.created_at,
+  };
+  const expiresAt = opt(r.expires_at);
+  if (expiresAt !== undefined) a.expiresAt = expiresAt;
+  if (r.decision !== null) a.decision = r.decision as StoredApproval["decision"];
+  if (r.cause !== null) a.cause = r.cause as StoredApproval["cause"];
+  if (r.resolved_by !== null) a.resolvedBy = r.resolved_by;
+  if (r.reason !== null) a.reason = r.reason;
+  if (r.resolved_at !== null) a.resolvedAt = r.resolved_at;
+  return a;
+}
