@@ -70,7 +70,9 @@ async function startOnLockedHome(
   const cluster = clusterUrl ? await ClusterPlacement.start({ url: clusterUrl, config, log, nodeId }) : undefined;
   if (cluster) log(`cluster node ${cluster.nodeId} joined`);
   const server = await GatewayServer.start({
-    ...(cluster ? { placement: (core) => cluster.attach(core), bus: cluster.bus } : {}),
+    ...(cluster
+      ? { placement: (core) => cluster.attach(core), bus: cluster.bus, authProfiles: cluster.authProfiles(config.home) }
+      : {}),
     onClosed: () => homeLock.release(),
     config,
     port: options.port,

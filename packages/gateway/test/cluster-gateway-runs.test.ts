@@ -4,11 +4,16 @@
  * clients: runs sent round-robin to every node execute once each, in order per session, never overlapping,
  * with the session's history carried from node to node; a client on one node streams a run executing on
  * another with the same gap-free seqs; abort, steering and agent.wait reach the executing node from any node;
- * one idempotency key sent to every node makes one run.
+ * one idempotency key sent to every node makes one run; a key one node saw rate-limited is skipped by another.
  */
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
+import { makeFaultHome, readProfiles, startFaultProvider } from "./fault-harness.js";
 import { agentEvents, startMockProvider, until } from "./gateway-harness.js";
+import { until as untilValue } from "./helpers/cluster.js";
 import {
   type ClusterGatewayNode,
   clusterHome,
@@ -252,5 +257,56 @@ describe.skipIf(PG_MISSING)("cluster: three gateway processes", () => {
     );
     expect(again.status).toBe("ok");
     expect(mock.requests.filter((r) => userTexts(r.body).at(-1) === "once only")).toHaveLength(1);
+  }, 120_000);
+
+  it("a key rate-limited on one gateway is in cooldown on another (shared through PostgreSQL)", async () => {
+    const faults = await startFaultProvider();
+    const authUrl = await pgs.createDatabase();
+    const homes = ["auth-a", "auth-b"].map((n) => {
+      const home = makeFaultHome(faults);
+      const cfg = { gateway: { cluster: { postgres: authUrl, nodeId: n } } };
+      const raw = JSON.parse(readFileSync(join(home, "tiller.json"), "utf8"));
+      writeFileSync(join(home, "tiller.json"), JSON.stringify({ ...raw, ...cfg }));
+      return home;
+    });
+    const a = await startNode("auth-a", homes[0] as string);
+    let b: ClusterGatewayNode | undefined;
+    try {
+      // On A: the first key answers 429, the run goes on with the second.
+      const first: any = await a.client.request(
+        "agent",
+        { message: "limited [fault:429:1]", idempotencyKey: "auth-1", sessionKey: "auth1" },
+        { expectFinal: true },
+      );
+      expect(first.status).toBe("ok");
+      expect(faults.requestsFor("limited").map((r) => r.key)).toEqual(["key-a", "key-b"]);
+      expect(readProfiles(a.home).usage["mock:a"]?.cooldownUntil).toBeGreaterThan(Date.now());
+      const authDb = await dbClient(authUrl);
+      try {
+        const shared = await untilValue("the cooldown to reach the database", async () => {
+          const r = await authDb.query<{ usage: any }>(
+            "SELECT usage FROM cluster_auth_usage WHERE profile_id = 'mock:a'",
+          );
+          return r.rows[0]?.usage.cooldownUntil ? r.rows[0].usage : undefined;
+        });
+        expect(shared.cooldownUntil).toBeGreaterThan(Date.now());
+      } finally {
+        await authDb.end();
+      }
+      // A leaves; B, whose own file never saw a failure, executes the next run and does not try key-a first.
+      await a.gw.stop();
+      b = await startNode("auth-b", homes[1] as string);
+      expect(readProfiles(b.home).usage["mock:a"]?.cooldownUntil).toBeUndefined();
+      const second: any = await b.client.request(
+        "agent",
+        { message: "after the limit", idempotencyKey: "auth-2", sessionKey: "auth2" },
+        { expectFinal: true },
+      );
+      expect(second.status).toBe("ok");
+      expect(faults.requestsFor("after the limit").map((r) => r.key)).toEqual(["key-b"]);
+    } finally {
+      await stopNodes([a, ...(b ? [b] : [])]);
+      await faults.close();
+    }
   }, 120_000);
 });

@@ -7,12 +7,15 @@
  * clients follow the session. The accepting node mirrors the run in its registry and answers its waiters when
  * the cluster records the end. Aborts and steering go through the run's row, to whichever node executes it.
  */
+import { join } from "node:path";
 import type { TillerConfig } from "../config/config-types.js";
+import { AUTH_PROFILES_FILE } from "../resilience/failover-extension.js";
 import type { WaitResult } from "../run/run-registry.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
 import type { RunPlacement } from "../server/run-placement.js";
 import { BUS_STREAM, BusReplayer, encodeBusEvent, ForwardingBus } from "./bus-replication.js";
+import { ClusterAuthProfileStore } from "./cluster-auth-profiles.js";
 import { ClusterNode } from "./cluster-node.js";
 import { TERMINAL } from "./run-queue.js";
 import { TranscriptSync } from "./transcript-sync.js";
@@ -56,6 +59,7 @@ export class ClusterPlacement implements RunPlacement {
   private readonly mirrored = new Set<string>();
   private readonly log: (line: string) => void;
   private closing = false;
+  private profiles: ClusterAuthProfileStore | undefined;
 
   private constructor(options: ClusterPlacementOptions) {
     this.log = options.log ?? (() => {});
@@ -87,6 +91,12 @@ export class ClusterPlacement implements RunPlacement {
   /** The cluster node (ledger, sessions, transcripts, auth usage) for the gateway's other parts. */
   get cluster(): ClusterNode {
     return this.node;
+  }
+
+  /** The node's auth profiles (keys from its own file) with cooldowns shared through the cluster. */
+  authProfiles(home: string): ClusterAuthProfileStore {
+    this.profiles ??= new ClusterAuthProfileStore(join(home, AUTH_PROFILES_FILE), this.node, this.log);
+    return this.profiles;
   }
 
   /** The placement factory for GatewayCore. */
@@ -288,6 +298,7 @@ export class ClusterPlacement implements RunPlacement {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    this.profiles?.close();
     await this.node.close({ abortRuns: true });
   }
 }

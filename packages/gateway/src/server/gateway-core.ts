@@ -12,6 +12,7 @@ import type { GatewayMcp } from "../mcp/gateway-mcp.js";
 import type { GatewayShaping } from "../plugins/gateway-extensions.js";
 import type { SessionsCompactResult } from "../protocol/schema/sessions.js";
 import { SessionQueues } from "../queue/session-queue.js";
+import type { AuthProfileStore } from "../resilience/auth-profile-store.js";
 import { createFailoverExtension } from "../resilience/failover-extension.js";
 import { AgentRunner, type RunnerDeps } from "../run/agent-runner.js";
 import { EventBridge } from "../run/event-bridge.js";
@@ -41,6 +42,8 @@ export interface GatewayCoreOptions {
    * are installed and it is given access to this core. Without it runs have no tools, prompt or plugins.
    */
   shaping?: GatewayShaping;
+  /** Keys and their routing state (default: `<home>/auth-profiles.json`; a cluster shares the cooldowns). */
+  authProfiles?: AuthProfileStore;
   /** The run event bus (default a plain one; a cluster passes one that also delivers other nodes' events). */
   bus?: EventBus;
   /** Where runs execute (default: this process's queues and lanes); the cluster plugs in here. */
@@ -86,7 +89,12 @@ export class GatewayCore {
     this.lanes.setConcurrency("cron", d.cronMaxConcurrent);
     this.lanes.setConcurrency("nested", d.cronMaxConcurrent);
     // Failover wraps the raw model call first, so every other extension sees only the final answer.
-    const failover = createFailoverExtension({ config: opts.config, models: this.models, log: opts.log });
+    const failover = createFailoverExtension({
+      config: opts.config,
+      models: this.models,
+      log: opts.log,
+      ...(opts.authProfiles ? { store: opts.authProfiles } : {}),
+    });
     this.shaping = opts.shaping;
     const shaped = opts.shaping?.runner;
     // The hub reaches the queues (built below) only when a decided approval resumes a run.

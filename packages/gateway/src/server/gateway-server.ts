@@ -36,7 +36,7 @@ export { GATEWAY_EVENTS } from "../protocol/schema/events.js";
 export const HANDSHAKE_TIMEOUT_MS = 15_000;
 
 export interface GatewayServerOptions
-  extends Partial<Pick<GatewayCoreOptions, "models" | "runner" | "shaping" | "placement" | "bus">> {
+  extends Partial<Pick<GatewayCoreOptions, "models" | "runner" | "shaping" | "placement" | "bus" | "authProfiles">> {
   config: TillerConfig;
   /** Overrides gateway.port / bind / auth.token from the config. */
   port?: number;
@@ -95,6 +95,7 @@ export class GatewayServer {
       log: opts.log,
       placement: opts.placement,
       bus: opts.bus,
+      authProfiles: opts.authProfiles,
     });
     // A placement that relays events between processes learns which sessions this one's clients follow.
     const watch = this.core.placement.watchSession?.bind(this.core.placement);
