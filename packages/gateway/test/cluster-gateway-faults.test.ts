@@ -113,7 +113,7 @@ describe.skipIf(PG_MISSING)("cluster: faults of gateway processes", () => {
       const VICTIM = 1;
       const victim = nodes[VICTIM] as ClusterGatewayNode;
       const down = new Set<number>();
-      const SESSIONS = 24;
+      const SESSIONS = 16;
       const { sent, done } = load(nodes, "kl", SESSIONS, 4, (s, i) => `kill s${s} m${i} [slow:6:40]`, down);
       // Mid-load: the victim executes runs right now.
       await until(
@@ -215,11 +215,11 @@ describe.skipIf(PG_MISSING)("cluster: faults of gateway processes", () => {
     db.on("error", () => {}); // the test's own connection is cut by the stop; a new one reads afterwards
     let fresh: Awaited<ReturnType<typeof dbClient>> | undefined;
     try {
-      const SESSIONS = 18;
+      const SESSIONS = 12;
       const { sent, done } = load(nodes, "pr", SESSIONS, 3, (s, i) => `pg s${s} m${i} [slow:4:40]`, new Set());
       await until(
         "a third of the load accepted",
-        () => (sent.filter((s) => s.accepted).length > 18 ? true : undefined),
+        () => (sent.filter((s) => s.accepted).length > 12 ? true : undefined),
         120_000,
       );
       await pgs.pause();
@@ -227,7 +227,11 @@ describe.skipIf(PG_MISSING)("cluster: faults of gateway processes", () => {
       await new Promise((r) => setTimeout(r, Math.max(0, 3000 - (Date.now() - stoppedAt)))); // the outage itself
       await pgs.resume();
       await done;
-      for (const n of nodes) expect(n.gw.proc.exitCode).toBeNull();
+      for (const n of nodes)
+        expect(
+          n.gw.proc.exitCode,
+          `${n.name} exited: ${n.gw.stderr.join("").slice(-3000)} | stdout: ${n.gw.stdout.join("").slice(-1000)}`,
+        ).toBeNull();
       fresh = await dbClient(url);
       const rows = (await ledger(fresh)).filter((r) => r.session_key.startsWith("agent:main:pr"));
       const byId = new Map(rows.map((r) => [r.run_id, r]));
