@@ -82,6 +82,7 @@ export class ClusterNode {
   private pumpAgain = false;
   private reaping = false;
   private checkingControl = false;
+  private checkingWaiters = false;
   private controlAgain = false;
   private closing = false;
 
@@ -237,8 +238,22 @@ export class ClusterNode {
     }
   }
 
+  /** The fallback poll: one statement for every waiter of this node, not one per waiter. */
   private checkAllWaiters(): void {
-    for (const [hash, set] of this.waiters) for (const w of set) void this.checkWaiter(hash, w);
+    if (this.waiters.size === 0 || this.checkingWaiters) return;
+    this.checkingWaiters = true;
+    const ids = [...new Set([...this.waiters.values()].flatMap((set) => [...set].map((w) => w.runId)))];
+    this.queue
+      .ended(ids)
+      .then((ended) => {
+        for (const run of ended) {
+          for (const w of this.waiters.get(keyHash(run.runId)) ?? []) if (w.runId === run.runId) w.resolve(run);
+        }
+      })
+      .catch(() => {}) // the next poll tries again
+      .finally(() => {
+        this.checkingWaiters = false;
+      });
   }
 
   /**

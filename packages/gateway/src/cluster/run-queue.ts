@@ -141,6 +141,16 @@ export class RunQueue {
     return rows.map(toRecord);
   }
 
+  /** Those of `runIds` that have ended (one statement for any number of waiters). */
+  async ended(runIds: readonly string[]): Promise<ClusterRunRecord[]> {
+    if (runIds.length === 0) return [];
+    const { rows } = await this.pool.query<RunRowDb>(
+      "SELECT * FROM cluster_runs WHERE run_id = ANY($1::text[]) AND status NOT IN ('queued', 'running')",
+      [runIds],
+    );
+    return rows.map(toRecord);
+  }
+
   /** Runs of a session still queued or running, in order (what an abort or a steer may target). */
   async activeForSession(sessionKey: string): Promise<ClusterRunRecord[]> {
     const { rows } = await this.pool.query<RunRowDb>(
