@@ -259,6 +259,24 @@ describe.skipIf(PG_MISSING)("cluster: three gateway processes", () => {
     expect(mock.requests.filter((r) => userTexts(r.body).at(-1) === "once only")).toHaveLength(1);
   }, 120_000);
 
+  it("sessions.reset on one node starts a new conversation for the session's next run on any node", async () => {
+    const ask = (i: number, message: string, id: string) =>
+      node(i).client.request("agent", { message, idempotencyKey: id, sessionKey: "reset1" }, { expectFinal: true });
+    expect(((await ask(0, "before reset one", "reset-1")) as any).status).toBe("ok");
+    expect(((await ask(1, "before reset two", "reset-2")) as any).status).toBe("ok");
+    const seen = mock.requests.find((r) => userTexts(r.body).at(-1) === "before reset two");
+    expect(userTexts(seen?.body)).toEqual(["before reset one", "before reset two"]);
+    await node(1).client.request("sessions.reset", { key: "reset1" });
+    for (const [i, m] of [
+      [2, "after reset one"],
+      [0, "after reset two"],
+    ] as const) {
+      expect(((await ask(i, m, `reset-${m}`)) as any).status).toBe("ok");
+    }
+    const after = mock.requests.find((r) => userTexts(r.body).at(-1) === "after reset two");
+    expect(userTexts(after?.body)).toEqual(["after reset one", "after reset two"]);
+  }, 120_000);
+
   it("a key rate-limited on one gateway is in cooldown on another (shared through PostgreSQL)", async () => {
     const faults = await startFaultProvider();
     const authUrl = await pgs.createDatabase();

@@ -221,6 +221,10 @@ export class ClusterPlacement implements RunPlacement {
     return ids;
   }
 
+  async sessionReset(sessionKey: string, sessionId: string): Promise<void> {
+    await this.node.sessions.reset(sessionKey, sessionId);
+  }
+
   watchSession(sessionKey: string, watching: boolean): void {
     if (watching) this.watch(sessionKey);
     else this.unwatch(sessionKey);

@@ -99,17 +99,15 @@ const describe = defineMethod("sessions.describe", (ctx) => {
   return { session: entry ? sessionView(ctx.core, entry) : null };
 });
 
-const reset = defineMethod("sessions.reset", (ctx) => {
+const reset = defineMethod("sessions.reset", async (ctx) => {
   const { key } = entryOf(ctx.core, "sessions.reset", ctx.params);
-  ctx.core.queues.abort(key);
-  const entry = ctx.core.store.reset(key);
+  const entry = await ctx.core.resetSession(key);
   return { ok: true, key, entry: entry ? sessionView(ctx.core, entry) : undefined };
 });
 
-const remove = defineMethod("sessions.delete", (ctx) => {
+const remove = defineMethod("sessions.delete", async (ctx) => {
   const { key, entry } = entryOf(ctx.core, "sessions.delete", ctx.params);
-  ctx.core.queues.abort(key);
-  ctx.core.store.delete(key);
+  await ctx.core.deleteSession(key);
   let archived: string | undefined;
   if (ctx.params.deleteTranscript !== false && entry.sessionFile && existsSync(entry.sessionFile)) {
     archived = `${entry.sessionFile}.deleted.${Date.now()}`;

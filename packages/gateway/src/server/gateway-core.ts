@@ -3,6 +3,8 @@
  * store, lanes, event bus, run registry, session queues and the runner, wired together. Methods act on it;
  * the WebSocket server only moves frames.
  */
+
+import { randomUUID } from "node:crypto";
 import { createApprovalExtension } from "../approvals/approval-extension.js";
 import { ApprovalHub } from "../approvals/approval-hub.js";
 import type { QueueSettings, TillerConfig } from "../config/config-types.js";
@@ -182,6 +184,21 @@ export class GatewayCore {
   /** chat.abort through the placement: the active run of a session (or `runId`) wherever it executes. */
   abortRuns(sessionKey: string, runId?: string): Promise<string[]> {
     return this.placement.abort(sessionKey, runId);
+  }
+
+  /** sessions.reset and /new: aborts the session's run (wherever it executes) and starts a new session id. */
+  async resetSession(key: string): Promise<SessionEntry | undefined> {
+    await this.abortRuns(key);
+    const entry = this.store.reset(key);
+    if (entry) await this.placement.sessionReset?.(key, entry.sessionId);
+    return entry;
+  }
+
+  /** sessions.delete: aborts the session's run and forgets it; a later message starts a new session id. */
+  async deleteSession(key: string): Promise<void> {
+    await this.abortRuns(key);
+    this.store.delete(key);
+    await this.placement.sessionReset?.(key, randomUUID());
   }
 
   /** Accepts a request into this process's session queue (dedupe by runId). False: a duplicate. */

@@ -25,6 +25,11 @@ export interface RunPlacement {
    * the runIds that were aborted.
    */
   abort(sessionKey: string, runId?: string): Promise<string[]>;
+  /**
+   * The session now uses `sessionId` (sessions.reset, /new, sessions.delete): a placement that shares the session
+   * index records it, so the session's next run on any node starts the new transcript.
+   */
+  sessionReset?(sessionKey: string, sessionId: string): Promise<void>;
   /** A session gained (true) or lost (false) its last subscribed connection on this process. */
   watchSession?(sessionKey: string, watching: boolean): void;
   /** Stops taking work; called by `GatewayCore.shutdown` after local runs were aborted. */
