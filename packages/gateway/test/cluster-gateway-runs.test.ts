@@ -162,6 +162,13 @@ describe.skipIf(PG_MISSING)("cluster: three gateway processes", () => {
     expect(text(views[(executor + 1) % 3] as ReturnType<typeof agentEvents>)).toBe(
       Array.from({ length: 12 }, (_, i) => `d${i} `).join(""),
     );
+    // The session index is shared: nodes that never saw this session list it, with its tokens.
+    for (const i of [1, 2]) {
+      const listed: any = await node(i).client.request("sessions.list", { search: "stream1" });
+      expect(listed.sessions.map((s: any) => s.key)).toEqual([key]);
+      expect(listed.sessions[0]).toMatchObject({ inputTokens: 10, outputTokens: 5 });
+      expect(listed.sessions[0].lastRun).toEqual({ runId: "stream-1", status: "ok" });
+    }
   }, 120_000);
 
   async function runningOn(runId: string): Promise<number> {

@@ -14,6 +14,7 @@ import type { WaitResult } from "../run/run-registry.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
 import type { RunPlacement } from "../server/run-placement.js";
+import type { SessionEntry } from "../store/session-store.js";
 import { BUS_STREAM, BusReplayer, encodeBusEvent, ForwardingBus } from "./bus-replication.js";
 import { ClusterAuthProfileStore } from "./cluster-auth-profiles.js";
 import { ClusterNode } from "./cluster-node.js";
@@ -221,6 +222,11 @@ export class ClusterPlacement implements RunPlacement {
     return ids;
   }
 
+  async listSessions(limit: number, offset: number): Promise<{ sessions: SessionEntry[]; count: number }> {
+    const [sessions, count] = await Promise.all([this.node.sessions.list(limit, offset), this.node.sessions.count()]);
+    return { sessions, count };
+  }
+
   async sessionReset(sessionKey: string, sessionId: string): Promise<void> {
     await this.node.sessions.reset(sessionKey, sessionId);
   }
@@ -288,6 +294,18 @@ export class ClusterPlacement implements RunPlacement {
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener("abort", onAbort, { once: true });
       const outcome = await done;
+      const usage = outcome.result.meta.agentMeta.usage;
+      if (usage) {
+        // The shared index counts what the run used, as the node's own store did.
+        await this.node.sessions
+          .addUsage(req.sessionKey, {
+            input: usage.input,
+            output: usage.output,
+            total: usage.total,
+            context: core.store.get(req.sessionKey)?.contextTokens ?? 0,
+          })
+          .catch(() => {}); // counters only: the run's end matters more
+      }
       try {
         await sync.writeBack(req.sessionKey);
       } catch (err) {

@@ -90,6 +90,11 @@ export class ClusterSessionIndex {
     return (await this.get(key)) as SessionEntry;
   }
 
+  async count(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>("SELECT count(*) AS n FROM cluster_sessions");
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async list(limit = 100, offset = 0): Promise<SessionEntry[]> {
     const { rows } = await this.pool.query<SessionRowDb>(
       "SELECT * FROM cluster_sessions ORDER BY updated_at DESC, key LIMIT $1 OFFSET $2",

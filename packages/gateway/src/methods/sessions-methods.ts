@@ -71,10 +71,12 @@ function entryOf(core: GatewayCore, method: string, p: SessionKeyParams, create 
   return { key, entry };
 }
 
-const list = defineMethod("sessions.list", (ctx) => {
+const list = defineMethod("sessions.list", async (ctx) => {
   const p = ctx.params;
   const { core } = ctx;
-  let rows = core.store.list(p.limit ?? 100, p.offset ?? 0);
+  // A cluster lists every node's sessions from its shared index.
+  const shared = await core.placement.listSessions?.(p.limit ?? 100, p.offset ?? 0);
+  let rows = shared?.sessions ?? core.store.list(p.limit ?? 100, p.offset ?? 0);
   if (p.agentId) rows = rows.filter((r) => r.agentId === p.agentId);
   if (p.label) rows = rows.filter((r) => r.label === p.label);
   const search = p.search;
@@ -83,7 +85,7 @@ const list = defineMethod("sessions.list", (ctx) => {
   return {
     ts: Date.now(),
     path: core.store.dir,
-    count: core.store.count(),
+    count: shared?.count ?? core.store.count(),
     defaults: {
       modelProvider: def?.provider ?? "",
       model: def?.id ?? "",

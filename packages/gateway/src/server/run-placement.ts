@@ -6,6 +6,7 @@
  */
 import type { WaitResult } from "../run/run-registry.js";
 import type { RunRequest } from "../run/run-types.js";
+import type { SessionEntry } from "../store/session-store.js";
 import type { GatewayCore } from "./gateway-core.js";
 
 /** Contract of a run placement. */
@@ -30,6 +31,8 @@ export interface RunPlacement {
    * index records it, so the session's next run on any node starts the new transcript.
    */
   sessionReset?(sessionKey: string, sessionId: string): Promise<void>;
+  /** sessions.list from a shared index (every node's sessions), newest first; absent: this process's store. */
+  listSessions?(limit: number, offset: number): Promise<{ sessions: SessionEntry[]; count: number }>;
   /** A session gained (true) or lost (false) its last subscribed connection on this process. */
   watchSession?(sessionKey: string, watching: boolean): void;
   /** Stops taking work; called by `GatewayCore.shutdown` after local runs were aborted. */
