@@ -225,8 +225,8 @@ describe.skipIf(PG_MISSING)("cluster: three gateway processes", () => {
     ) as Promise<any>;
     const executor = await runningOn("steer-1");
     const other = (executor + 1) % 3;
-    // The node that gets the message decides its queue mode: steer.
-    await node(other).client.request("sessions.patch", { key, queueMode: "steer" });
+    // The session's queue mode, set on a third node, is the cluster's: the node that gets the message steers.
+    await node(other + 1).client.request("sessions.patch", { key, queueMode: "steer" });
     const steered: any = await node(other).client.request(
       "agent",
       { message: "steered in", idempotencyKey: "steer-2", sessionKey: key },

@@ -13,8 +13,8 @@ import { AUTH_PROFILES_FILE } from "../resilience/failover-extension.js";
 import type { WaitResult } from "../run/run-registry.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
-import type { RunPlacement } from "../server/run-placement.js";
-import type { SessionEntry } from "../store/session-store.js";
+import type { RunPlacement, SharedSessionPatch } from "../server/run-placement.js";
+import type { SessionEntry, SessionStore } from "../store/session-store.js";
 import { BUS_STREAM, BusReplayer, encodeBusEvent, ForwardingBus } from "./bus-replication.js";
 import { ClusterAuthProfileStore } from "./cluster-auth-profiles.js";
 import { ClusterNode } from "./cluster-node.js";
@@ -119,6 +119,9 @@ export class ClusterPlacement implements RunPlacement {
 
   async submit(req: RunRequest, ack?: () => void): Promise<boolean> {
     const core = this.theCore;
+    // The shared row decides (sessions.patch on any node), the node's own copy follows it.
+    const shared = await this.node.sessions.get(req.sessionKey);
+    if (shared) mirrorSession(core.store, shared);
     const mode = core.queueSettings(req.sessionKey).mode;
     if (mode === "steer" || mode === "interrupt") {
       const running = (await this.node.queue.activeForSession(req.sessionKey)).find((r) => r.status === "running");
@@ -152,8 +155,10 @@ export class ClusterPlacement implements RunPlacement {
       throw err;
     }
     ack?.();
-    const session = await this.node.sessions.get(req.sessionKey).catch(() => undefined);
-    if (session) core.store.adopt(req.sessionKey, req.agentId, session.sessionId);
+    if (!shared) {
+      const created = await this.node.sessions.get(req.sessionKey).catch(() => undefined);
+      if (created) mirrorSession(core.store, created);
+    }
     this.mirror(req, req.runId, () => this.unwatch(req.sessionKey));
     return created;
   }
@@ -227,6 +232,11 @@ export class ClusterPlacement implements RunPlacement {
     return { sessions, count };
   }
 
+  async sessionPatched(sessionKey: string, agentId: string, patch: SharedSessionPatch): Promise<void> {
+    await this.node.sessions.ensure(sessionKey, agentId);
+    await this.node.sessions.patch(sessionKey, patch);
+  }
+
   async sessionReset(sessionKey: string, sessionId: string): Promise<void> {
     await this.node.sessions.reset(sessionKey, sessionId);
   }
@@ -273,6 +283,7 @@ export class ClusterPlacement implements RunPlacement {
     };
     const session = await this.node.sessions.ensure(req.sessionKey, req.agentId);
     await sync.hydrate(req.sessionKey, req.agentId, session.sessionId);
+    mirrorSession(core.store, session); // the session's model, thinking, verbose overrides apply to this run
     this.executing.set(run.runId, ctx);
     try {
       // The run's answer is what the ledger records (a node fenced before recording its end: interrupted).
@@ -323,6 +334,21 @@ export class ClusterPlacement implements RunPlacement {
     this.profiles?.close();
     await this.node.close({ abortRuns: true });
   }
+}
+
+/** This node's copy of a session takes the shared row's id and overrides (cleared ones included). */
+function mirrorSession(store: SessionStore, s: SessionEntry): void {
+  store.adopt(s.key, s.agentId, s.sessionId);
+  store.patch(s.key, {
+    label: s.label ?? null,
+    model: s.model ?? null,
+    thinking: s.thinking ?? null,
+    verbose: s.verbose ?? null,
+    queueMode: s.queueMode ?? null,
+    queueDebounceMs: s.queueDebounceMs ?? null,
+    queueCap: s.queueCap ?? null,
+    queueDrop: s.queueDrop ?? null,
+  });
 }
 
 /** The outcome recorded by the executing node, or one made from the ledger row (interrupted, aborted queued). */

@@ -93,7 +93,10 @@ async function agent(ctx: MethodContext<AgentParams, AgentResult>): Promise<unde
     ack: () => ctx.respond({ runId, status: "accepted", acceptedAt, sessionKey: session.key }),
     end: (o) => ctx.respond(finalPayload(runId, o)),
     afterSubmit: () => {
-      if (p.label) core.store.patch(session.key, { label: p.label });
+      if (p.label) {
+        core.store.patch(session.key, { label: p.label });
+        void core.placement.sessionPatched?.(session.key, session.agentId, { label: p.label }).catch(() => {});
+      }
     },
   });
   return undefined;

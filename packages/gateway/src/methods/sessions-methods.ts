@@ -133,7 +133,7 @@ const compact = defineMethod("sessions.compact", async (ctx) => {
   return ctx.core.compactSession(entry);
 });
 
-const patch = defineMethod("sessions.patch", (ctx) => {
+const patch = defineMethod("sessions.patch", async (ctx) => {
   const p = ctx.params;
   const { key } = entryOf(ctx.core, "sessions.patch", p, true);
   if (typeof p.model === "string" && p.model && !ctx.core.models.resolve(p.model)) {
@@ -142,7 +142,7 @@ const patch = defineMethod("sessions.patch", (ctx) => {
       key: "model",
     });
   }
-  const entry = ctx.core.store.patch(key, {
+  const changes = {
     label: p.label,
     model: p.model === "" ? null : p.model,
     thinking: p.thinkingLevel,
@@ -151,7 +151,9 @@ const patch = defineMethod("sessions.patch", (ctx) => {
     queueDebounceMs: p.queueDebounceMs,
     queueCap: p.queueCap,
     queueDrop: p.queueDrop,
-  });
+  };
+  const entry = ctx.core.store.patch(key, changes);
+  if (entry) await ctx.core.placement.sessionPatched?.(key, entry.agentId, changes);
   return { ok: true, key, entry: entry ? sessionView(ctx.core, entry) : undefined };
 });
 

@@ -6,7 +6,11 @@
  */
 import type { WaitResult } from "../run/run-registry.js";
 import type { RunRequest } from "../run/run-types.js";
-import type { SessionEntry } from "../store/session-store.js";
+import type { SessionEntry, SessionPatch } from "../store/session-store.js";
+
+/** A session patch as sessions.patch sends it: `null` clears an override. */
+export type SharedSessionPatch = { [K in keyof SessionPatch]?: SessionPatch[K] | null };
+
 import type { GatewayCore } from "./gateway-core.js";
 
 /** Contract of a run placement. */
@@ -31,6 +35,8 @@ export interface RunPlacement {
    * index records it, so the session's next run on any node starts the new transcript.
    */
   sessionReset?(sessionKey: string, sessionId: string): Promise<void>;
+  /** sessions.patch was applied here: a placement that shares the session index applies it there too. */
+  sessionPatched?(sessionKey: string, agentId: string, patch: SharedSessionPatch): Promise<void>;
   /** sessions.list from a shared index (every node's sessions), newest first; absent: this process's store. */
   listSessions?(limit: number, offset: number): Promise<{ sessions: SessionEntry[]; count: number }>;
   /** A session gained (true) or lost (false) its last subscribed connection on this process. */
