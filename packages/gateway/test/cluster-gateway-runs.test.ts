@@ -36,7 +36,8 @@ describe.skipIf(PG_MISSING)("cluster: three gateway processes", () => {
     pgs = await startPostgres();
     url = await pgs.createDatabase();
     mock = await startMockProvider();
-    nodes = await Promise.all(["gw-a", "gw-b", "gw-c"].map((n) => startNode(n, clusterHome(url, mock, n))));
+    const http = { http: { endpoints: { chatCompletions: { enabled: true } } } };
+    nodes = await Promise.all(["gw-a", "gw-b", "gw-c"].map((n) => startNode(n, clusterHome(url, mock, n, {}, http))));
     db = await dbClient(url);
   }, 180_000);
 
@@ -264,6 +265,40 @@ describe.skipIf(PG_MISSING)("cluster: three gateway processes", () => {
     );
     expect(again.status).toBe("ok");
     expect(mock.requests.filter((r) => userTexts(r.body).at(-1) === "once only")).toHaveLength(1);
+  }, 120_000);
+
+  it("HTTP chat completions on any node stream the run wherever it executes", async () => {
+    const streamed = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const via = node(i);
+        const res = await fetch(`http://127.0.0.1:${via.gw.port}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-tiller-session-key": `http${i}` },
+          body: JSON.stringify({
+            model: "tiller/main",
+            stream: true,
+            messages: [{ role: "user", content: `http ${i} [slow:6:20]` }],
+          }),
+        });
+        expect(res.status).toBe(200);
+        const body = await res.text();
+        const chunks = body
+          .split("\n")
+          .filter((l) => l.startsWith("data: {"))
+          .map((l) => JSON.parse(l.slice(6)));
+        return { via: via.name, text: chunks.map((c) => c.choices[0]?.delta?.content ?? "").join(""), done: body };
+      }),
+    );
+    for (const s of streamed) {
+      expect(s.text).toBe("d0 d1 d2 d3 d4 d5 ");
+      expect(s.done).toContain("data: [DONE]");
+    }
+    const rows = (await ledger(db)).filter((r) => r.session_key.startsWith("agent:main:http"));
+    expect(rows.map((r) => r.status)).toEqual(rows.map(() => "ok"));
+    expect(rows).toHaveLength(6);
+    // At least one of them executed on another node than the one its client talked to.
+    const viaOf = (key: string) => node(Number(key.slice("agent:main:http".length))).name;
+    expect(rows.some((r) => r.node_id !== viaOf(r.session_key))).toBe(true);
   }, 120_000);
 
   it("sessions.reset on one node starts a new conversation for the session's next run on any node", async () => {

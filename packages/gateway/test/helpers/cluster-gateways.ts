@@ -16,11 +16,18 @@ export interface ClusterGatewayNode {
   events: EventFrame[];
 }
 
-export function clusterHome(url: string, mock: MockServer, name: string, config: Record<string, unknown> = {}): string {
+/** A home of one cluster gateway; `gateway` adds to its gateway section, `config` replaces other sections. */
+export function clusterHome(
+  url: string,
+  mock: MockServer,
+  name: string,
+  config: Record<string, unknown> = {},
+  gateway: Record<string, unknown> = {},
+): string {
   return makeHome({
     mockBaseUrl: mock.baseUrl,
     config: {
-      gateway: { cluster: { postgres: url, nodeId: name } },
+      gateway: { cluster: { postgres: url, nodeId: name }, ...gateway },
       agents: { defaults: { maxConcurrent: 4 } },
       messages: { queue: { mode: "followup" } },
       ...config,
