@@ -239,6 +239,14 @@ describe.skipIf(PG_MISSING)("cluster: three gateway processes", () => {
     // Both messages were answered by the one run: the model got the steered message within it.
     const call = mock.requests.find((r) => userTexts(r.body).at(-1) === "steered in");
     expect(userTexts(call?.body)).toEqual(["first [slow:40:30]", "steered in"]);
+    // Its idempotency key holds on every node: a retry to the executing node gets the answer, not a second steer.
+    const retry: any = await node(executor).client.request(
+      "agent",
+      { message: "steered in", idempotencyKey: "steer-2", sessionKey: key },
+      { expectFinal: true },
+    );
+    expect(retry.status).toBe("ok");
+    expect(mock.requests.filter((r) => userTexts(r.body).at(-1) === "steered in")).toHaveLength(1);
     const rows = (await ledger(db)).filter((r) => r.session_key === key);
     expect(rows.map((r) => r.run_id)).toEqual(["steer-1"]);
   }, 120_000);

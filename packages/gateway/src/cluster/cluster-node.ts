@@ -260,8 +260,8 @@ export class ClusterNode {
    * Steers a running run from any node; false when it is not running (send the message as a new run then,
    * which queues behind the session's runs: a follow-up).
    */
-  steer(runId: string, message: string): Promise<boolean> {
-    return this.queue.steer(runId, message, this.nodeId);
+  steer(runId: string, message: string, requestId?: string): Promise<boolean> {
+    return this.queue.steer(runId, message, this.nodeId, requestId);
   }
 
   /** Aborts a run from any node (queued: ended at once; running: its node aborts it). */

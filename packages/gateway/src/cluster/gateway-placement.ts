@@ -123,9 +123,19 @@ export class ClusterPlacement implements RunPlacement {
     const shared = await this.node.sessions.get(req.sessionKey);
     if (shared) mirrorSession(core.store, shared);
     const mode = core.queueSettings(req.sessionKey).mode;
+    if (mode === "steer") {
+      // A retry of a request steered earlier (on any node) is answered with the run it joined, never re-sent.
+      const joined = await this.node.queue.steeredInto(req.runId);
+      if (joined) {
+        ack?.();
+        this.steeredInto.set(req.runId, joined);
+        this.mirror(req, joined);
+        return false;
+      }
+    }
     if (mode === "steer" || mode === "interrupt") {
       const running = (await this.node.queue.activeForSession(req.sessionKey)).find((r) => r.status === "running");
-      if (running && mode === "steer" && (await this.node.steer(running.runId, req.message))) {
+      if (running && mode === "steer" && (await this.node.steer(running.runId, req.message, req.runId))) {
         // Committed as an input of the running run: it is answered with that run's end.
         ack?.();
         this.steeredInto.set(req.runId, running.runId);
@@ -156,8 +166,8 @@ export class ClusterPlacement implements RunPlacement {
     }
     ack?.();
     if (!shared) {
-      const created = await this.node.sessions.get(req.sessionKey).catch(() => undefined);
-      if (created) mirrorSession(core.store, created);
+      const fresh = await this.node.sessions.get(req.sessionKey).catch(() => undefined);
+      if (fresh) mirrorSession(core.store, fresh);
     }
     this.mirror(req, req.runId, () => this.unwatch(req.sessionKey));
     return created;

@@ -293,20 +293,30 @@ export class RunQueue {
    * Queues a steering message for a running run, for its node to inject at the next boundary. Returns false
    * (nothing stored) when the run is not running: the caller then submits the message as a follow-up run.
    */
-  async steer(runId: string, message: string, byNode: string, now = Date.now()): Promise<boolean> {
+  async steer(runId: string, message: string, byNode: string, requestId?: string, now = Date.now()): Promise<boolean> {
     return this.pool.tx(async (db) => {
       const { rows } = await db.query<{ status: string }>(
         "SELECT status FROM cluster_runs WHERE run_id = $1 FOR SHARE",
         [runId],
       );
       if (rows[0]?.status !== "running") return false;
-      await db.query(
-        "INSERT INTO cluster_run_inputs (run_id, kind, message, created_at, by_node) VALUES ($1, 'steer', $2, $3, $4)",
-        [runId, message, now, byNode],
+      const ins = await db.query(
+        `INSERT INTO cluster_run_inputs (run_id, kind, message, created_at, by_node, request_id)
+         VALUES ($1, 'steer', $2, $3, $4, $5) ON CONFLICT (request_id) WHERE request_id IS NOT NULL DO NOTHING`,
+        [runId, message, now, byNode, requestId ?? null],
       );
+      if (ins.rowCount === 0) return (await this.steeredInto(requestId as string, db)) === runId; // a retry
       await db.query("SELECT pg_notify($1, md5($2))", [CHANNEL_CONTROL, runId]);
       return true;
     });
+  }
+
+  /** The run a request (idempotency key) was steered into, if it was. */
+  async steeredInto(requestId: string, db: Queryable = this.pool): Promise<string | undefined> {
+    const { rows } = await db.query<{ run_id: string }>("SELECT run_id FROM cluster_run_inputs WHERE request_id = $1", [
+      requestId,
+    ]);
+    return rows[0]?.run_id;
   }
 
   /** Steering messages of these runs after `afterId`, in commit order. */
