@@ -6,6 +6,12 @@
  * main cap 4. Prints runs/s, p50/p99 submit→end latency and ms of wall time per run. The nodes run in this one
  * process (two cores here cap any scaling; the point is a flat cost per run and no errors as nodes are added).
  * Needs PostgreSQL server binaries (a throw-away server is started). `npm run bench -- cluster`.
+ *
+ * Then the product path: real gateway processes (tiller-gateway, one home each) on a loopback mock provider,
+ * clients sending `agent` round-robin and waiting for the final: one single-node gateway (SQLite + JSONL)
+ * beside clusters of 1, 2 and 3 gateways, same load (CLUSTER_BENCH_GATEWAY_RUNS, default 300, 24 in flight).
+ * The difference per run is what the PostgreSQL path costs a real run (accept commit, claim, transcript sync,
+ * event log, end record); CLUSTER_BENCH_GATEWAY_RUNS=0 skips it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +19,13 @@ import { join } from "node:path";
 import { ClusterNode, type ClusterRunExecutor } from "../packages/gateway/src/cluster/index.js";
 import { CommandLanes, sessionLane } from "../packages/gateway/src/lanes/command-lanes.js";
 import { SessionStore } from "../packages/gateway/src/store/session-store.js";
+import { startMockProvider } from "../packages/gateway/test/gateway-harness.js";
+import {
+  type ClusterGatewayNode,
+  clusterHome,
+  startNode,
+  stopNodes,
+} from "../packages/gateway/test/helpers/cluster-gateways.js";
 import { PG_MISSING, startPostgres } from "../packages/gateway/test/helpers/postgres.js";
 
 const RUNS = Number(process.env.CLUSTER_BENCH_RUNS ?? 600);
@@ -126,6 +139,80 @@ async function cluster(url: string, n: number): Promise<Row> {
   }
 }
 
+const GATEWAY_RUNS = Number(process.env.CLUSTER_BENCH_GATEWAY_RUNS ?? 300);
+const GATEWAY_IN_FLIGHT = 24;
+
+/** `agent` runs through real gateway processes; the same 100 sessions for every row. */
+async function gateways(name: string, nodes: ClusterGatewayNode[]): Promise<Row> {
+  const lat: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: GATEWAY_IN_FLIGHT }, async () => {
+      while (next < GATEWAY_RUNS) {
+        const i = next++;
+        const node = nodes[i % nodes.length] as ClusterGatewayNode;
+        const s = performance.now();
+        const final = (await node.client
+          .request(
+            "agent",
+            { message: `bench ${i}`, idempotencyKey: `gwb-${i}`, sessionKey: `gb${i % SESSIONS}` },
+            { expectFinal: true },
+          )
+          .catch(() => undefined)) as { status?: string } | undefined;
+        if (final?.status !== "ok") errors++;
+        lat.push(performance.now() - s);
+      }
+    }),
+  );
+  const secs = (performance.now() - t0) / 1000;
+  return { name, runsPerSec: GATEWAY_RUNS / secs, p50: pct(lat, 50), p99: pct(lat, 99), errors };
+}
+
+async function gatewayRows(pgs: Awaited<ReturnType<typeof startPostgres>>): Promise<Row[]> {
+  const mock = await startMockProvider();
+  const rows: Row[] = [];
+  try {
+    const single = await startNode("single", clusterHome("", mock, "single", { gateway: {} }));
+    try {
+      rows.push(await gateways("1 gateway, single-node (SQLite + JSONL)", [single]));
+    } finally {
+      await stopNodes([single]);
+    }
+    for (const n of [1, 2, 3]) {
+      const url = await pgs.createDatabase();
+      const nodes = await Promise.all(
+        Array.from({ length: n }, (_, k) => startNode(`gwb${n}-${k}`, clusterHome(url, mock, `gwb${n}-${k}`))),
+      );
+      try {
+        rows.push(await gateways(`${n} gateway${n > 1 ? "s" : ""}, cluster (PostgreSQL)`, nodes));
+      } finally {
+        await stopNodes(nodes);
+      }
+    }
+  } finally {
+    await mock.close();
+  }
+  return rows;
+}
+
+function printRows(rows: Row[]): void {
+  const base = rows[0] as Row;
+  console.log(
+    "| path | runs/s | p50 ms | p99 ms | ms/run | vs first row | errors | accept / queue / run p50 ms | commits/run |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|---:|");
+  for (const r of rows) {
+    const ph = r.phases
+      ? `${r.phases.accept} / ${r.phases.queue} / ${r.phases.run} | ${r.phases.commitsPerRun.toFixed(1)}`
+      : "— | —";
+    console.log(
+      `| ${r.name} | ${r.runsPerSec.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(1000 / r.runsPerSec).toFixed(2)} | ${(base.runsPerSec / r.runsPerSec).toFixed(1)}x | ${r.errors} | ${ph} |`,
+    );
+  }
+}
+
 if (PG_MISSING) {
   console.log(`cluster bench skipped: ${PG_MISSING}`);
   process.exit(0);
@@ -134,19 +221,19 @@ const pg = await startPostgres();
 try {
   const rows: Row[] = [await sqlite()];
   for (const n of [1, 2, 3]) rows.push(await cluster(await pg.createDatabase(), n));
-  const base = rows[0] as Row;
-  console.log(`${RUNS} runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight, main cap 4`);
-  console.log(
-    "| path | runs/s | p50 ms | p99 ms | ms/run | vs SQLite | errors | accept / queue / run p50 ms | commits/run |",
-  );
-  console.log("|---|---:|---:|---:|---:|---:|---:|---|---:|");
-  for (const r of rows) {
-    const ph = r.phases
-      ? `${r.phases.accept} / ${r.phases.queue} / ${r.phases.run} | ${r.phases.commitsPerRun.toFixed(1)}`
-      : "— | —";
+  console.log(`Coordination only: ${RUNS} runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight, main cap 4`);
+  printRows(rows);
+  if (GATEWAY_RUNS > 0) {
+    const gw = await gatewayRows(pg);
     console.log(
-      `| ${r.name} | ${r.runsPerSec.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(1000 / r.runsPerSec).toFixed(2)} | ${(base.runsPerSec / r.runsPerSec).toFixed(1)}x slower | ${r.errors} | ${ph} |`,
+      `\nGateway processes: ${GATEWAY_RUNS} agent runs (mock model) over ${SESSIONS} sessions, ${GATEWAY_IN_FLIGHT} in flight, main cap 4`,
     );
+    printRows(gw);
+    const single = gw[0] as Row;
+    for (const r of gw.slice(1)) {
+      const cost = 1000 / r.runsPerSec - 1000 / single.runsPerSec;
+      console.log(`PostgreSQL path, ${r.name}: ${cost.toFixed(2)} ms of wall time per run more than single-node`);
+    }
   }
 } finally {
   await pg.stop();

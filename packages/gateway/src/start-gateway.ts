@@ -7,6 +7,9 @@
  *   console.log(gateway.url);        // ws://127.0.0.1:<port>
  *   await gateway.close();           // plugins see gateway_stop, runs end as aborted, sockets close
  */
+
+import { resolveClusterUrl } from "./cluster/cluster-url.js";
+import { ClusterPlacement } from "./cluster/gateway-placement.js";
 import type { TillerConfig } from "./config/config-types.js";
 import { loadConfig, resolveTillerHome } from "./config/load-config.js";
 import type { ModelRegistry } from "./config/models-config.js";
@@ -61,7 +64,15 @@ async function startOnLockedHome(
 ): Promise<GatewayServer> {
   // Plugins ($TILLER_HOME/plugins), gateway hooks ($TILLER_HOME/hooks), prompt assembly, tools, reply shaping.
   const shaping = await loadGatewayShaping({ config, log });
+  // A cluster (gateway.cluster.postgres / TILLER_CLUSTER_URL): runs, ledger, transcripts in PostgreSQL.
+  const clusterUrl = resolveClusterUrl(config.raw);
+  const nodeId = (config.raw.gateway as { cluster?: { nodeId?: string } } | undefined)?.cluster?.nodeId;
+  const cluster = clusterUrl ? await ClusterPlacement.start({ url: clusterUrl, config, log, nodeId }) : undefined;
+  if (cluster) log(`cluster node ${cluster.nodeId} joined`);
   const server = await GatewayServer.start({
+    ...(cluster
+      ? { placement: (core) => cluster.attach(core), bus: cluster.bus, authProfiles: cluster.authProfiles(config.home) }
+      : {}),
     onClosed: () => homeLock.release(),
     config,
     port: options.port,
@@ -73,6 +84,9 @@ async function startOnLockedHome(
     shaping,
     ...(options.sessionFactory ? { runner: { sessionFactory: options.sessionFactory } } : {}),
     ...(options.methods ? { methods: methodTable(options.methods) } : {}),
+  }).catch(async (err: unknown) => {
+    await cluster?.close(); // leaves the cluster at once (idempotent when the core's shutdown did already)
+    throw err;
   });
   await shaping.gatewayStarted(server.port);
   return server;

@@ -82,6 +82,7 @@ export class ClusterNode {
   private pumpAgain = false;
   private reaping = false;
   private checkingControl = false;
+  private checkingWaiters = false;
   private controlAgain = false;
   private closing = false;
 
@@ -237,16 +238,30 @@ export class ClusterNode {
     }
   }
 
+  /** The fallback poll: one statement for every waiter of this node, not one per waiter. */
   private checkAllWaiters(): void {
-    for (const [hash, set] of this.waiters) for (const w of set) void this.checkWaiter(hash, w);
+    if (this.waiters.size === 0 || this.checkingWaiters) return;
+    this.checkingWaiters = true;
+    const ids = [...new Set([...this.waiters.values()].flatMap((set) => [...set].map((w) => w.runId)))];
+    this.queue
+      .ended(ids)
+      .then((ended) => {
+        for (const run of ended) {
+          for (const w of this.waiters.get(keyHash(run.runId)) ?? []) if (w.runId === run.runId) w.resolve(run);
+        }
+      })
+      .catch(() => {}) // the next poll tries again
+      .finally(() => {
+        this.checkingWaiters = false;
+      });
   }
 
   /**
    * Steers a running run from any node; false when it is not running (send the message as a new run then,
    * which queues behind the session's runs: a follow-up).
    */
-  steer(runId: string, message: string): Promise<boolean> {
-    return this.queue.steer(runId, message, this.nodeId);
+  steer(runId: string, message: string, requestId?: string): Promise<boolean> {
+    return this.queue.steer(runId, message, this.nodeId, requestId);
   }
 
   /** Aborts a run from any node (queued: ended at once; running: its node aborts it). */
@@ -430,13 +445,16 @@ export class ClusterNode {
   private async markInterruptedInTranscript(run: ClusterRunRecord): Promise<void> {
     const sessionId = (await this.sessions.get(run.sessionKey))?.sessionId;
     if (!sessionId) return;
+    const timestamp = new Date().toISOString();
+    // A session whose first run was cut has no transcript yet: it starts with this entry (the message is kept).
+    await this.transcripts.create({ type: "session", version: 3, id: sessionId, timestamp, cwd: "" }, run.sessionKey);
     await this.transcripts.appendChild(sessionId, ({ id, parentId }) => ({
       type: "custom",
       customType: "tiller.run_interrupted",
       id,
       parentId,
-      timestamp: new Date().toISOString(),
-      data: { runId: run.runId, nodeId: run.nodeId, error: run.error },
+      timestamp,
+      data: { runId: run.runId, nodeId: run.nodeId, error: run.error, message: run.request.message },
     }));
   }
 

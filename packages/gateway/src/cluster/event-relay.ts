@@ -24,6 +24,7 @@ interface Subscription {
 export class EventRelay {
   private readonly byHash = new Map<string, Set<Subscription>>();
   private readonly timer: NodeJS.Timeout;
+  private sweeping = false;
 
   constructor(
     private readonly pool: ClusterPool,
@@ -36,7 +37,7 @@ export class EventRelay {
     });
     listener.onReconnect(() => this.pullAll());
     // Notifications are hints; this catches any lost between a reconnect and its LISTEN.
-    this.timer = setInterval(() => this.pullAll(), safetyPollMs);
+    this.timer = setInterval(() => void this.sweep(), safetyPollMs);
     this.timer.unref();
   }
 
@@ -65,6 +66,30 @@ export class EventRelay {
       s?.delete(sub);
       if (s?.size === 0) this.byHash.delete(hash);
     };
+  }
+
+  /**
+   * The safety poll: one statement finds the followed sessions with events past their cursors, and only those
+   * are read, so following many quiet sessions costs one query per period, not one per session.
+   */
+  private async sweep(): Promise<void> {
+    if (this.sweeping || this.byHash.size === 0) return;
+    this.sweeping = true;
+    try {
+      const subs = [...this.byHash.values()].flatMap((set) => [...set]);
+      const keys = [...new Set(subs.map((s) => s.sessionKey))];
+      const { rows } = await this.pool.query<{ session_key: string; id: string }>(
+        `SELECT session_key, max(id) AS id FROM cluster_run_events WHERE session_key = ANY($1::text[])
+         GROUP BY session_key`,
+        [keys],
+      );
+      const newest = new Map(rows.map((r) => [r.session_key, Number(r.id)]));
+      for (const s of subs) if ((newest.get(s.sessionKey) ?? 0) > s.cursor) void this.pull(s);
+    } catch {
+      // the next period tries again
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   private pullAll(): void {

@@ -138,6 +138,15 @@ CREATE TABLE cluster_run_inputs (
 CREATE INDEX cluster_run_inputs_run ON cluster_run_inputs (run_id, id);
 `,
   },
+  {
+    version: 4,
+    name: "idempotency keys of steering inputs",
+    sql: `
+-- A message steered into a running run keeps its request's idempotency key: a retry on any node finds it.
+ALTER TABLE cluster_run_inputs ADD COLUMN request_id text;
+CREATE UNIQUE INDEX cluster_run_inputs_request ON cluster_run_inputs (request_id) WHERE request_id IS NOT NULL;
+`,
+  },
 ];
 
 export interface MigrationReport {

@@ -27,6 +27,18 @@ export interface ClusterPoolOptions {
 
 const ignore = (): void => {};
 
+/**
+ * A client that always hears its own 'error' event. pg emits one when the server cuts a connection (a restart's
+ * 57P01) even between queries; without a listener at that moment the process would crash. The failure still
+ * rejects the queries in flight and marks the client unusable, so the pool drops it and the retry reconnects.
+ */
+class GuardedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on("error", ignore);
+  }
+}
+
 export class ClusterPool {
   private readonly pool: pg.Pool;
   private readonly retryForMs: number;
@@ -37,6 +49,7 @@ export class ClusterPool {
     this.retryForMs = options.retryForMs ?? 30_000;
     this.log = options.log ?? (() => {});
     this.pool = new pg.Pool({
+      Client: GuardedClient,
       connectionString: options.url,
       max: options.max ?? 10,
       connectionTimeoutMillis: 5000,

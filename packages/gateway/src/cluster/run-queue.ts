@@ -141,13 +141,32 @@ export class RunQueue {
     return rows.map(toRecord);
   }
 
+  /** Those of `runIds` that have ended (one statement for any number of waiters). */
+  async ended(runIds: readonly string[]): Promise<ClusterRunRecord[]> {
+    if (runIds.length === 0) return [];
+    const { rows } = await this.pool.query<RunRowDb>(
+      "SELECT * FROM cluster_runs WHERE run_id = ANY($1::text[]) AND status NOT IN ('queued', 'running')",
+      [runIds],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** Runs of a session still queued or running, in order (what an abort or a steer may target). */
+  async activeForSession(sessionKey: string): Promise<ClusterRunRecord[]> {
+    const { rows } = await this.pool.query<RunRowDb>(
+      `SELECT * FROM cluster_runs WHERE session_key = $1 AND status IN ('queued', 'running') ORDER BY session_pos`,
+      [sessionKey],
+    );
+    return rows.map(toRecord);
+  }
+
   /**
    * Claims runs this node may start now: each the first queued run of a session with nothing running, within
    * every lane's cluster-wide cap and this node's room, and only while the node's lease is valid (fencing).
    * Also returns runs already recorded as running under this node and epoch that the caller does not know
    * (`known`): a claim whose COMMIT reply was lost and then retried.
    */
-  async claim(opts: ClaimOptions, known: ReadonlySet<string>, now = Date.now()): Promise<ClusterRunRecord[]> {
+  async claim(opts: ClaimOptions, known: ReadonlySet<string>): Promise<ClusterRunRecord[]> {
     if (opts.room <= 0) return [];
     return this.pool.tx(async (db) => {
       await db.query("SELECT pg_advisory_xact_lock($1, $2)", [LOCK_NAMESPACE, LOCK_CLAIM]);
@@ -164,6 +183,8 @@ export class RunQueue {
       const running = await db.query<{ lane: string; n: string }>(
         "SELECT lane, count(*) AS n FROM cluster_runs WHERE status = 'running' GROUP BY lane",
       );
+      // Stamped after the count: every end this claim counted as done was recorded (and stamped) before it.
+      const now = Date.now();
       const free = new Map<string, number>();
       for (const [lane, cap] of Object.entries(opts.laneCaps)) free.set(lane, cap);
       for (const r of running.rows) free.set(r.lane, (free.get(r.lane) ?? 1) - Number(r.n));
@@ -211,9 +232,9 @@ export class RunQueue {
     writer: { nodeId: string; epoch: number },
     outcome: ClusterRunOutcome,
     lastEvents: readonly PendingEvent[],
-    now = Date.now(),
   ): Promise<boolean> {
     return this.pool.tx(async (db) => {
+      const now = Date.now(); // in the transaction: a retried one stamps the time it actually ran
       const written = await insertRunEvents(db, writer, run.runId, run.sessionKey, lastEvents);
       const { rowCount } = await db.query(
         `UPDATE cluster_runs SET status = $4, ended_at = $5, error = $6, summary = $7, result = $8
@@ -272,20 +293,30 @@ export class RunQueue {
    * Queues a steering message for a running run, for its node to inject at the next boundary. Returns false
    * (nothing stored) when the run is not running: the caller then submits the message as a follow-up run.
    */
-  async steer(runId: string, message: string, byNode: string, now = Date.now()): Promise<boolean> {
+  async steer(runId: string, message: string, byNode: string, requestId?: string, now = Date.now()): Promise<boolean> {
     return this.pool.tx(async (db) => {
       const { rows } = await db.query<{ status: string }>(
         "SELECT status FROM cluster_runs WHERE run_id = $1 FOR SHARE",
         [runId],
       );
       if (rows[0]?.status !== "running") return false;
-      await db.query(
-        "INSERT INTO cluster_run_inputs (run_id, kind, message, created_at, by_node) VALUES ($1, 'steer', $2, $3, $4)",
-        [runId, message, now, byNode],
+      const ins = await db.query(
+        `INSERT INTO cluster_run_inputs (run_id, kind, message, created_at, by_node, request_id)
+         VALUES ($1, 'steer', $2, $3, $4, $5) ON CONFLICT (request_id) WHERE request_id IS NOT NULL DO NOTHING`,
+        [runId, message, now, byNode, requestId ?? null],
       );
+      if (ins.rowCount === 0) return (await this.steeredInto(requestId as string, db)) === runId; // a retry
       await db.query("SELECT pg_notify($1, md5($2))", [CHANNEL_CONTROL, runId]);
       return true;
     });
+  }
+
+  /** The run a request (idempotency key) was steered into, if it was. */
+  async steeredInto(requestId: string, db: Queryable = this.pool): Promise<string | undefined> {
+    const { rows } = await db.query<{ run_id: string }>("SELECT run_id FROM cluster_run_inputs WHERE request_id = $1", [
+      requestId,
+    ]);
+    return rows[0]?.run_id;
   }
 
   /** Steering messages of these runs after `afterId`, in commit order. */

@@ -90,6 +90,11 @@ export class ClusterSessionIndex {
     return (await this.get(key)) as SessionEntry;
   }
 
+  async count(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>("SELECT count(*) AS n FROM cluster_sessions");
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async list(limit = 100, offset = 0): Promise<SessionEntry[]> {
     const { rows } = await this.pool.query<SessionRowDb>(
       "SELECT * FROM cluster_sessions ORDER BY updated_at DESC, key LIMIT $1 OFFSET $2",
@@ -131,12 +136,12 @@ export class ClusterSessionIndex {
     );
   }
 
-  /** New session id for `key` (the old transcript stays). */
-  async reset(key: string): Promise<SessionEntry | undefined> {
+  /** New session id for `key` (the old transcript stays); `sessionId` when the caller already chose one. */
+  async reset(key: string, sessionId: string = randomUUID()): Promise<SessionEntry | undefined> {
     const { rows } = await this.pool.query<SessionRowDb>(
       `UPDATE cluster_sessions SET session_id = $2, session_file = '', input_tokens = 0, output_tokens = 0,
          total_tokens = 0, context_tokens = 0, compaction_count = 0, updated_at = $3 WHERE key = $1 RETURNING *`,
-      [key, randomUUID(), Date.now()],
+      [key, sessionId, Date.now()],
     );
     return rows[0] ? toEntry(rows[0]) : undefined;
   }

@@ -68,6 +68,15 @@ export class ClusterTranscripts {
     return entry;
   }
 
+  /** Where the next entry goes (it changes with every append), or undefined for an unknown transcript. */
+  async position(sessionId: string): Promise<number | undefined> {
+    const { rows } = await this.pool.query<{ next_pos: string }>(
+      "SELECT next_pos FROM cluster_transcripts WHERE session_id = $1",
+      [sessionId],
+    );
+    return rows[0] ? Number(rows[0].next_pos) : undefined;
+  }
+
   async header(sessionId: string): Promise<SessionHeader | undefined> {
     const { rows } = await this.pool.query<{ header: SessionHeader }>(
       "SELECT header FROM cluster_transcripts WHERE session_id = $1",

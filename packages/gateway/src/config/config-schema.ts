@@ -66,6 +66,26 @@ export const GatewaySectionSchema = Type.Object(
     maxPayloadBytes: Type.Optional(Int(1024, undefined, { default: 25 * 1024 * 1024 })),
     maxBufferedBytes: Type.Optional(Int(1024, undefined, { default: 50 * 1024 * 1024 })),
     tickIntervalMs: Type.Optional(Int(10, undefined, { default: 30_000 })),
+    /** A cluster of gateway processes on one PostgreSQL (src/cluster); unset: single-node. */
+    cluster: Type.Optional(
+      Type.Object(
+        {
+          postgres: Type.Optional(
+            Type.String({
+              description:
+                "PostgreSQL URL (postgres://user:pass@host:5432/db) shared by every gateway of the cluster; TILLER_CLUSTER_URL overrides it",
+            }),
+          ),
+          nodeId: Type.Optional(
+            NonEmptyString({
+              description:
+                "This gateway's stable name in the cluster (default host:pid:random); a restart under the same name ends the runs the old process held at once",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -114,13 +114,13 @@ export async function startRun(
     unsubscribe();
     return toReply(runId, sessionKey, o);
   });
-  core.submit(req);
+  await core.submit(req);
   return {
     runId,
     sessionKey,
     done,
     abort: () => {
-      if (!ended) core.queues.abort(sessionKey, runId);
+      if (!ended) void core.abortRuns(sessionKey, runId);
     },
   };
 }

@@ -26,10 +26,12 @@ export async function acceptMessage(
 ): Promise<void> {
   conn.subscribe(req.sessionKey);
   const command = await handleSlashCommand(core, req.sessionKey, req.agentId, req.message, conn.scopes);
-  o.ack();
-  if (command) core.finishCommand(req, command);
-  else {
-    core.submit(req);
+  if (command) {
+    o.ack();
+    core.finishCommand(req, command);
+  } else {
+    // The placement acks once the request is durably accepted (a cluster: committed) and before its events.
+    await core.submit(req, () => o.ack());
     o.afterSubmit?.();
   }
   void core.runs.whenDone(req.runId).then(o.end);

@@ -93,7 +93,10 @@ async function agent(ctx: MethodContext<AgentParams, AgentResult>): Promise<unde
     ack: () => ctx.respond({ runId, status: "accepted", acceptedAt, sessionKey: session.key }),
     end: (o) => ctx.respond(finalPayload(runId, o)),
     afterSubmit: () => {
-      if (p.label) core.store.patch(session.key, { label: p.label });
+      if (p.label) {
+        core.store.patch(session.key, { label: p.label });
+        void core.placement.sessionPatched?.(session.key, session.agentId, { label: p.label }).catch(() => {});
+      }
     },
   });
   return undefined;
@@ -120,5 +123,5 @@ function baseRequest(p: AgentParams, session: { key: string; agentId: string }, 
 
 export const agentMethods: MethodDef[] = [
   defineMethod("agent", agent),
-  defineMethod("agent.wait", (ctx) => ctx.core.runs.wait(ctx.params.runId, ctx.params.timeoutMs ?? 30_000)),
+  defineMethod("agent.wait", (ctx) => ctx.core.waitRun(ctx.params.runId, ctx.params.timeoutMs ?? 30_000)),
 ];

@@ -49,10 +49,10 @@ const chatHistory = defineMethod("chat.history", (ctx) => {
   return historyPage(ctx.core.store.get(session.key), session.key, ctx.params);
 });
 
-const chatAbort = defineMethod("chat.abort", (ctx) => {
+const chatAbort = defineMethod("chat.abort", async (ctx) => {
   const p = ctx.params;
   const session = resolveSessionKey(ctx.core, { sessionKey: p.sessionKey });
-  const runIds = ctx.core.queues.abort(session.key, p.runId || undefined);
+  const runIds = await ctx.core.abortRuns(session.key, p.runId || undefined);
   return { ok: true, aborted: runIds.length > 0, runIds };
 });
 

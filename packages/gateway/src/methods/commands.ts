@@ -48,15 +48,14 @@ export async function handleSlashCommand(
   const [cmd = "", ...args] = text.split(/\s+/);
   switch (cmd.toLowerCase()) {
     case "/stop": {
-      const ids = core.queues.abort(sessionKey);
+      const ids = await core.abortRuns(sessionKey);
       const extra = (await core.shaping?.runCommandHooks("stop", sessionKey)) ?? [];
       return reply([ids.length > 0 ? "Stopped." : "Nothing to stop.", ...extra].join("\n\n"));
     }
     case "/new":
     case "/reset": {
-      core.queues.abort(sessionKey);
       const previous = core.store.ensure(sessionKey, agentId);
-      const entry = core.store.reset(sessionKey);
+      const entry = await core.resetSession(sessionKey);
       // Command hooks (command:new / command:reset) and the plugins' session_end of the session that ended.
       const extra = (await core.shaping?.runCommandHooks(cmd.slice(1).toLowerCase(), sessionKey, previous)) ?? [];
       return reply([`New session started (${entry?.sessionId ?? "?"}).`, ...extra].join("\n\n"));

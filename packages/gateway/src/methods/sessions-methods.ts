@@ -72,10 +72,12 @@ function entryOf(core: GatewayCore, method: string, p: SessionKeyParams, create 
   return { key, entry };
 }
 
-const list = defineMethod("sessions.list", (ctx) => {
+const list = defineMethod("sessions.list", async (ctx) => {
   const p = ctx.params;
   const { core } = ctx;
-  let rows = core.store.list(p.limit ?? 100, p.offset ?? 0);
+  // A cluster lists every node's sessions from its shared index.
+  const shared = await core.placement.listSessions?.(p.limit ?? 100, p.offset ?? 0);
+  let rows = shared?.sessions ?? core.store.list(p.limit ?? 100, p.offset ?? 0);
   if (p.agentId) rows = rows.filter((r) => r.agentId === p.agentId);
   if (p.label) rows = rows.filter((r) => r.label === p.label);
   const search = p.search;
@@ -84,7 +86,7 @@ const list = defineMethod("sessions.list", (ctx) => {
   return {
     ts: Date.now(),
     path: core.store.dir,
-    count: core.store.count(),
+    count: shared?.count ?? core.store.count(),
     defaults: {
       modelProvider: def?.provider ?? "",
       model: def?.id ?? "",
@@ -100,17 +102,15 @@ const describe = defineMethod("sessions.describe", (ctx) => {
   return { session: entry ? sessionView(ctx.core, entry) : null };
 });
 
-const reset = defineMethod("sessions.reset", (ctx) => {
+const reset = defineMethod("sessions.reset", async (ctx) => {
   const { key } = entryOf(ctx.core, "sessions.reset", ctx.params);
-  ctx.core.queues.abort(key);
-  const entry = ctx.core.store.reset(key);
+  const entry = await ctx.core.resetSession(key);
   return { ok: true, key, entry: entry ? sessionView(ctx.core, entry) : undefined };
 });
 
-const remove = defineMethod("sessions.delete", (ctx) => {
+const remove = defineMethod("sessions.delete", async (ctx) => {
   const { key, entry } = entryOf(ctx.core, "sessions.delete", ctx.params);
-  ctx.core.queues.abort(key);
-  ctx.core.store.delete(key);
+  await ctx.core.deleteSession(key);
   let archived: string | undefined;
   if (ctx.params.deleteTranscript !== false && entry.sessionFile && existsSync(entry.sessionFile)) {
     archived = `${entry.sessionFile}.deleted.${Date.now()}`;
@@ -134,7 +134,7 @@ const compact = defineMethod("sessions.compact", async (ctx) => {
   return ctx.core.compactSession(entry);
 });
 
-const patch = defineMethod("sessions.patch", (ctx) => {
+const patch = defineMethod("sessions.patch", async (ctx) => {
   const p = ctx.params;
   const { key } = entryOf(ctx.core, "sessions.patch", p, true);
   if (typeof p.model === "string" && p.model && !ctx.core.models.resolve(p.model)) {
@@ -143,7 +143,7 @@ const patch = defineMethod("sessions.patch", (ctx) => {
       key: "model",
     });
   }
-  const entry = ctx.core.store.patch(key, {
+  const changes = {
     label: p.label,
     model: p.model === "" ? null : p.model,
     thinking: p.thinkingLevel,
@@ -152,7 +152,9 @@ const patch = defineMethod("sessions.patch", (ctx) => {
     queueDebounceMs: p.queueDebounceMs,
     queueCap: p.queueCap,
     queueDrop: p.queueDrop,
-  });
+  };
+  const entry = ctx.core.store.patch(key, changes);
+  if (entry) await ctx.core.placement.sessionPatched?.(key, entry.agentId, changes);
   return { ok: true, key, entry: entry ? sessionView(ctx.core, entry) : undefined };
 });
 

@@ -30,7 +30,8 @@ export interface ShapingCoreAccess {
     list(limit?: number): SessionEntry[];
     get(key: string): SessionEntry | undefined;
   };
-  submit(req: RunRequest): boolean;
+  /** Accepts a run (resolves once accepted; false for a known runId). */
+  submit(req: RunRequest): Promise<boolean>;
   models: ModelRegistry;
   /** Set by `attach`: the MCP servers, shown by `status` and stopped by the core's shutdown. */
   mcp?: GatewayMcp;
@@ -105,7 +106,7 @@ export async function loadGatewayShaping(options: LoadGatewayShapingOptions): Pr
       sendToSession: async ({ sessionKey, message }) => {
         const runId = `tool:${ctx.runId}:${Date.now().toString(36)}`;
         const target = c.store.get(sessionKey);
-        c.submit({
+        await c.submit({
           runId,
           sessionKey,
           agentId: target?.agentId ?? ctx.agentId,

@@ -35,6 +35,7 @@ export class RunRegistry {
   private readonly runs = new Map<string, RunRecord>();
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly finishedOrder: string[] = [];
+  private readonly held = new Map<string, (outcome: RunOutcome) => void>();
 
   constructor(private readonly store: SessionStore) {}
 
@@ -76,8 +77,22 @@ export class RunRegistry {
     r.startedAt = at;
   }
 
+  /**
+   * The next `finish` of `runId` goes to `onEnd` instead of ending the run: a placement that records ends
+   * elsewhere (the cluster's ledger) finishes it afterwards with the recorded outcome.
+   */
+  hold(runId: string, onEnd: (outcome: RunOutcome) => void): void {
+    this.held.set(runId, onEnd);
+  }
+
   /** Records the outcome, persists it and wakes every waiter. */
   finish(runId: string, outcome: RunOutcome): void {
+    const hold = this.held.get(runId);
+    if (hold) {
+      this.held.delete(runId);
+      hold(outcome);
+      return;
+    }
     const r = this.runs.get(runId);
     if (r) {
       if (r.status === "done") return;

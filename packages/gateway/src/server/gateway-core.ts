@@ -3,6 +3,8 @@
  * store, lanes, event bus, run registry, session queues and the runner, wired together. Methods act on it;
  * the WebSocket server only moves frames.
  */
+
+import { randomUUID } from "node:crypto";
 import { createApprovalExtension } from "../approvals/approval-extension.js";
 import { ApprovalHub } from "../approvals/approval-hub.js";
 import type { QueueSettings, TillerConfig } from "../config/config-types.js";
@@ -12,6 +14,7 @@ import type { GatewayMcp } from "../mcp/gateway-mcp.js";
 import type { GatewayShaping } from "../plugins/gateway-extensions.js";
 import type { SessionsCompactResult } from "../protocol/schema/sessions.js";
 import { SessionQueues } from "../queue/session-queue.js";
+import type { AuthProfileStore } from "../resilience/auth-profile-store.js";
 import { createFailoverExtension } from "../resilience/failover-extension.js";
 import { AgentRunner, type RunnerDeps } from "../run/agent-runner.js";
 import { EventBridge } from "../run/event-bridge.js";
@@ -20,6 +23,7 @@ import { RunRegistry } from "../run/run-registry.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import { type SessionEntry, SessionStore } from "../store/session-store.js";
 import { logSessionWriters } from "../store/session-writers.js";
+import { LocalPlacement, type RunPlacement, type RunPlacementFactory } from "./run-placement.js";
 
 /** Compacts a session's transcript (summarize older history). Plugged in by the engine that supports it. */
 export type SessionCompactor = (
@@ -40,6 +44,12 @@ export interface GatewayCoreOptions {
    * are installed and it is given access to this core. Without it runs have no tools, prompt or plugins.
    */
   shaping?: GatewayShaping;
+  /** Keys and their routing state (default: `<home>/auth-profiles.json`; a cluster shares the cooldowns). */
+  authProfiles?: AuthProfileStore;
+  /** The run event bus (default a plain one; a cluster passes one that also delivers other nodes' events). */
+  bus?: EventBus;
+  /** Where runs execute (default: this process's queues and lanes); the cluster plugs in here. */
+  placement?: RunPlacementFactory;
 }
 
 export class GatewayCore {
@@ -47,7 +57,7 @@ export class GatewayCore {
   readonly models: ModelRegistry;
   readonly store: SessionStore;
   readonly lanes = new CommandLanes();
-  readonly bus = new EventBus();
+  readonly bus: EventBus;
   readonly runs: RunRegistry;
   readonly runner: AgentRunner;
   readonly queues: SessionQueues;
@@ -63,9 +73,12 @@ export class GatewayCore {
   mcp: GatewayMcp | undefined;
   /** Plugins and hooks of this gateway (command hooks, gateway_stop), when it was built with them. */
   readonly shaping: GatewayShaping | undefined;
+  /** Where runs execute: `submit`, `waitRun` and `abortRuns` forward to it. */
+  readonly placement: RunPlacement;
 
   constructor(opts: GatewayCoreOptions) {
     this.config = opts.config;
+    this.bus = opts.bus ?? new EventBus();
     this.models = opts.models ?? ModelRegistry.load(opts.config.home, opts.config.agents.defaults.model);
     this.store = new SessionStore(opts.config.home);
     this.recovered = this.store.markInterrupted().map((r) => r.runId);
@@ -78,7 +91,12 @@ export class GatewayCore {
     this.lanes.setConcurrency("cron", d.cronMaxConcurrent);
     this.lanes.setConcurrency("nested", d.cronMaxConcurrent);
     // Failover wraps the raw model call first, so every other extension sees only the final answer.
-    const failover = createFailoverExtension({ config: opts.config, models: this.models, log: opts.log });
+    const failover = createFailoverExtension({
+      config: opts.config,
+      models: this.models,
+      log: opts.log,
+      ...(opts.authProfiles ? { store: opts.authProfiles } : {}),
+    });
     this.shaping = opts.shaping;
     const shaped = opts.shaping?.runner;
     // The hub reaches the queues (built below) only when a decided approval resumes a run.
@@ -118,6 +136,7 @@ export class GatewayCore {
       },
       settings: (key) => this.queueSettings(key),
     });
+    this.placement = opts.placement?.(this) ?? new LocalPlacement(this);
     opts.shaping?.attach(this);
     this.approvals.recover();
   }
@@ -134,8 +153,57 @@ export class GatewayCore {
     };
   }
 
-  /** Accepts a request (dedupe by runId) and hands it to the session queue. False: a duplicate. */
-  submit(req: RunRequest): boolean {
+  /**
+   * Accepts a request through the placement (see RunPlacement.submit: `ack` before any of its events; false:
+   * a duplicate runId). Never rejects: a request that cannot be accepted is finished as an error run.
+   */
+  async submit(req: RunRequest, ack?: () => void): Promise<boolean> {
+    try {
+      return await this.placement.submit(req, ack);
+    } catch (err) {
+      const message = `not accepted: ${err instanceof Error ? err.message : String(err)}`;
+      const now = Date.now();
+      ack?.();
+      this.runs.accept(req);
+      this.runs.finish(req.runId, {
+        status: "error",
+        summary: message,
+        error: message,
+        startedAt: now,
+        endedAt: now,
+        result: { payloads: [], meta: { durationMs: 0, agentMeta: { sessionId: "", provider: "", model: "" } } },
+      });
+      return false;
+    }
+  }
+
+  /** agent.wait through the placement: the run's end wherever it executes. */
+  waitRun(runId: string, timeoutMs: number) {
+    return this.placement.wait(runId, timeoutMs);
+  }
+
+  /** chat.abort through the placement: the active run of a session (or `runId`) wherever it executes. */
+  abortRuns(sessionKey: string, runId?: string): Promise<string[]> {
+    return this.placement.abort(sessionKey, runId);
+  }
+
+  /** sessions.reset and /new: aborts the session's run (wherever it executes) and starts a new session id. */
+  async resetSession(key: string): Promise<SessionEntry | undefined> {
+    await this.abortRuns(key);
+    const entry = this.store.reset(key);
+    if (entry) await this.placement.sessionReset?.(key, entry.sessionId);
+    return entry;
+  }
+
+  /** sessions.delete: aborts the session's run and forgets it; a later message starts a new session id. */
+  async deleteSession(key: string): Promise<void> {
+    await this.abortRuns(key);
+    this.store.delete(key);
+    await this.placement.sessionReset?.(key, randomUUID());
+  }
+
+  /** Accepts a request into this process's session queue (dedupe by runId). False: a duplicate. */
+  submitLocal(req: RunRequest): boolean {
     if (!this.runs.accept(req)) return false;
     this.store.ensure(req.sessionKey, req.agentId);
     this.queues.submit(req);
@@ -182,6 +250,8 @@ export class GatewayCore {
   async shutdown(graceMs = 3000): Promise<void> {
     // Approvals waiting now stay pending across the restart (the aborts below do not decide them).
     this.approvals.suspend();
+    // Then the placement stops taking work (a cluster node stops claiming and aborts what it executes).
+    await this.placement.close();
     this.queues.abortAll("shutdown");
     this.lanes.drain();
     const pending = this.runs.active().map((r) => this.runs.whenDone(r.request.runId));

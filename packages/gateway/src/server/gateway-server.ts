@@ -28,13 +28,15 @@ import { hasScope } from "../protocol/scopes.js";
 import { WebAssets } from "../web/static-handler.js";
 import { CAP_ALL_EVENTS, Connection } from "./connection.js";
 import { GatewayCore, type GatewayCoreOptions } from "./gateway-core.js";
+import { InterestIndex } from "./interest-index.js";
 import { SubscriptionIndex } from "./subscriptions.js";
 
 export { GATEWAY_EVENTS } from "../protocol/schema/events.js";
 /** A client that has not completed `connect` by then is disconnected. */
 export const HANDSHAKE_TIMEOUT_MS = 15_000;
 
-export interface GatewayServerOptions extends Partial<Pick<GatewayCoreOptions, "models" | "runner" | "shaping">> {
+export interface GatewayServerOptions
+  extends Partial<Pick<GatewayCoreOptions, "models" | "runner" | "shaping" | "placement" | "bus" | "authProfiles">> {
   config: TillerConfig;
   /** Overrides gateway.port / bind / auth.token from the config. */
   port?: number;
@@ -63,7 +65,7 @@ export class GatewayServer {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly conns = new Set<Connection>();
-  private readonly index = new SubscriptionIndex<Connection>();
+  private readonly index: SubscriptionIndex<Connection>;
   private readonly methods: MethodTable;
   private readonly tick: NodeJS.Timeout;
   private readonly unsubscribeBus: () => void;
@@ -91,7 +93,13 @@ export class GatewayServer {
       runner: opts.runner,
       shaping: opts.shaping,
       log: opts.log,
+      placement: opts.placement,
+      bus: opts.bus,
+      authProfiles: opts.authProfiles,
     });
+    // A placement that relays events between processes learns which sessions this one's clients follow.
+    const watch = this.core.placement.watchSession?.bind(this.core.placement);
+    this.index = watch ? new InterestIndex<Connection>(watch) : new SubscriptionIndex<Connection>();
     this.methods = { ...builtinMethods(), ...opts.methods };
     this.httpApi = new HttpApi({ core: this.core, auth: this.auth, log: opts.log });
     this.http = createServer((req, res) => this.onHttp(req, res));

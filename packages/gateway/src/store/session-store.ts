@@ -215,6 +215,18 @@ export class SessionStore {
     return this.get(key) as SessionEntry;
   }
 
+  /**
+   * Makes `key` use `sessionId`, decided elsewhere (a cluster's shared session index): created when absent; an
+   * entry with another id takes this one with a fresh transcript path, like `reset`.
+   */
+  adopt(key: string, agentId: string, sessionId: string, now = Date.now()): SessionEntry {
+    const existing = this.get(key);
+    if (existing?.sessionId === sessionId) return existing;
+    if (existing) this.stmts.reset.run(sessionId, "", now, key);
+    else this.stmts.insert.run({ key, agentId, sessionId, sessionFile: "", now });
+    return this.get(key) as SessionEntry;
+  }
+
   /** Directory of an agent's gateway transcripts (the SessionManager names the files). */
   transcriptDir(agentId: string): string {
     return join(this.dir, "gateway", agentId);

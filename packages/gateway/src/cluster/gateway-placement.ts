@@ -1,0 +1,379 @@
+/**
+ * The product gateway on a cluster: the RunPlacement GatewayCore submits to when `gateway.cluster.postgres`
+ * (or TILLER_CLUSTER_URL) is set. A request is committed to PostgreSQL before its ack, whichever node got it;
+ * the node that claims the run executes it through its own session queue and engine (so a run here is the
+ * same run as on a single node), with the session's transcript brought in from and written back to the
+ * cluster's entries table; its bus events are written to the event log and replayed by every node whose
+ * clients follow the session. The accepting node mirrors the run in its registry and answers its waiters when
+ * the cluster records the end. Aborts and steering go through the run's row, to whichever node executes it.
+ */
+import { join } from "node:path";
+import type { TillerConfig } from "../config/config-types.js";
+import { AUTH_PROFILES_FILE } from "../resilience/failover-extension.js";
+import type { WaitResult } from "../run/run-registry.js";
+import type { RunOutcome, RunRequest } from "../run/run-types.js";
+import type { GatewayCore } from "../server/gateway-core.js";
+import type { RunPlacement, SharedSessionPatch } from "../server/run-placement.js";
+import type { SessionEntry, SessionStore } from "../store/session-store.js";
+import { BUS_STREAM, BusReplayer, encodeBusEvent, ForwardingBus } from "./bus-replication.js";
+import { ClusterAuthProfileStore } from "./cluster-auth-profiles.js";
+import { ClusterNode } from "./cluster-node.js";
+import { TERMINAL } from "./run-queue.js";
+import { TranscriptSync } from "./transcript-sync.js";
+import { sleep } from "./transient-errors.js";
+import type { ClusterRunContext, ClusterRunOutcome, ClusterRunRecord } from "./types.js";
+
+export interface ClusterPlacementOptions {
+  url: string;
+  config: TillerConfig;
+  /** Stable node name (default host:pid:random). */
+  nodeId?: string;
+  log?: (line: string) => void;
+}
+
+interface Watch {
+  /** Connections following the session plus runs accepted here and not ended. */
+  count: number;
+  sub: Promise<(() => void) | undefined>;
+}
+
+const EMPTY_RESULT: RunOutcome["result"] = {
+  payloads: [],
+  meta: { durationMs: 0, agentMeta: { sessionId: "", provider: "", model: "" } },
+};
+
+export class ClusterPlacement implements RunPlacement {
+  /** The bus the core must use: it also delivers the events of runs executing on other nodes. */
+  readonly bus = new ForwardingBus();
+  private node!: ClusterNode;
+  private core: GatewayCore | undefined;
+  private readonly attached: Promise<GatewayCore>;
+  private resolveAttached: (core: GatewayCore) => void = () => {};
+  private sync: TranscriptSync | undefined;
+  private replayer: BusReplayer | undefined;
+  /** Runs this node executes now, by cluster runId. */
+  private readonly executing = new Map<string, ClusterRunContext>();
+  private readonly watches = new Map<string, Watch>();
+  /** Requests steered into a run (request runId → the run it joined), for abort by the request's id. */
+  private readonly steeredInto = new Map<string, string>();
+  /** Requests whose end this node takes from the ledger (accepted or executed here). */
+  private readonly mirrored = new Set<string>();
+  private readonly log: (line: string) => void;
+  private closing = false;
+  private profiles: ClusterAuthProfileStore | undefined;
+
+  private constructor(options: ClusterPlacementOptions) {
+    this.log = options.log ?? (() => {});
+    this.attached = new Promise((resolve) => {
+      this.resolveAttached = resolve;
+    });
+  }
+
+  /** Connects, migrates and joins the cluster; runs claimed before `attach` wait for the core. */
+  static async start(options: ClusterPlacementOptions): Promise<ClusterPlacement> {
+    const p = new ClusterPlacement(options);
+    const d = options.config.agents.defaults;
+    p.node = await ClusterNode.start({
+      url: options.url,
+      nodeId: options.nodeId,
+      laneCaps: { main: d.maxConcurrent, subagent: d.subagentMaxConcurrent, cron: d.cronMaxConcurrent },
+      maxLocalRuns: d.maxConcurrent + d.subagentMaxConcurrent + d.cronMaxConcurrent,
+      executor: (run, ctx) => p.execute(run, ctx),
+      log: p.log,
+    });
+    p.replayer = new BusReplayer(p.node.nodeId, p.bus);
+    return p;
+  }
+
+  get nodeId(): string {
+    return this.node.nodeId;
+  }
+
+  /** The cluster node (ledger, sessions, transcripts, auth usage) for the gateway's other parts. */
+  get cluster(): ClusterNode {
+    return this.node;
+  }
+
+  /** The node's auth profiles (keys from its own file) with cooldowns shared through the cluster. */
+  authProfiles(home: string): ClusterAuthProfileStore {
+    this.profiles ??= new ClusterAuthProfileStore(join(home, AUTH_PROFILES_FILE), this.node, this.log);
+    return this.profiles;
+  }
+
+  /** The placement factory for GatewayCore. */
+  attach(core: GatewayCore): RunPlacement {
+    this.core = core;
+    this.sync = new TranscriptSync(core.store, this.node.transcripts);
+    core.bus.subscribe((ev) => {
+      const ctx = this.executing.get(ev.payload.runId);
+      if (ctx) ctx.emit(BUS_STREAM, encodeBusEvent(this.node.nodeId, ev));
+    });
+    this.resolveAttached(core);
+    return this;
+  }
+
+  private get theCore(): GatewayCore {
+    if (!this.core) throw new Error("cluster placement used before the gateway core attached");
+    return this.core;
+  }
+
+  async submit(req: RunRequest, ack?: () => void): Promise<boolean> {
+    const core = this.theCore;
+    // The shared row decides (sessions.patch on any node), the node's own copy follows it.
+    const shared = await this.node.sessions.get(req.sessionKey);
+    if (shared) mirrorSession(core.store, shared);
+    const mode = core.queueSettings(req.sessionKey).mode;
+    if (mode === "steer") {
+      // A retry of a request steered earlier (on any node) is answered with the run it joined, never re-sent.
+      const joined = await this.node.queue.steeredInto(req.runId);
+      if (joined) {
+        ack?.();
+        this.steeredInto.set(req.runId, joined);
+        this.mirror(req, joined);
+        return false;
+      }
+    }
+    if (mode === "steer" || mode === "interrupt") {
+      const running = (await this.node.queue.activeForSession(req.sessionKey)).find((r) => r.status === "running");
+      if (running && mode === "steer" && (await this.node.steer(running.runId, req.message, req.runId))) {
+        // Committed as an input of the running run: it is answered with that run's end.
+        ack?.();
+        this.steeredInto.set(req.runId, running.runId);
+        this.mirror(req, running.runId);
+        return true;
+      }
+      if (running && mode === "interrupt") await this.node.abort(running.runId);
+    }
+    // The tail starts before the commit, so a client of this node misses no event of the run.
+    this.watch(req.sessionKey);
+    const sub = this.watches.get(req.sessionKey)?.sub;
+    await sub;
+    let created: boolean;
+    try {
+      created = (
+        await this.node.submit({
+          runId: req.runId,
+          sessionKey: req.sessionKey,
+          agentId: req.agentId,
+          message: req.message,
+          ...(req.lane ? { lane: req.lane } : {}),
+          params: { request: req },
+        })
+      ).created;
+    } catch (err) {
+      this.unwatch(req.sessionKey);
+      throw err;
+    }
+    ack?.();
+    if (!shared) {
+      const fresh = await this.node.sessions.get(req.sessionKey).catch(() => undefined);
+      if (fresh) mirrorSession(core.store, fresh);
+    }
+    this.mirror(req, req.runId, () => this.unwatch(req.sessionKey));
+    return created;
+  }
+
+  /** Registers `req` here and finishes it with the end of cluster run `runId`, wherever that executes. */
+  private mirror(req: RunRequest, runId: string, after?: () => void): void {
+    const core = this.theCore;
+    if (!core.runs.get(req.runId)) core.runs.accept(req);
+    if (this.mirrored.has(req.runId)) {
+      after?.();
+      return;
+    }
+    this.mirrored.add(req.runId);
+    void (async () => {
+      try {
+        while (!this.closing) {
+          let rec: ClusterRunRecord | undefined;
+          try {
+            rec = await this.node.wait(runId, 60_000);
+          } catch {
+            await sleep(500); // the database is away; the wait resumes
+            continue;
+          }
+          if (!rec) return;
+          if (TERMINAL.has(rec.status)) {
+            core.runs.finish(req.runId, outcomeOf(rec));
+            return;
+          }
+        }
+      } finally {
+        this.mirrored.delete(req.runId);
+        after?.();
+      }
+    })();
+  }
+
+  async wait(runId: string, timeoutMs: number): Promise<WaitResult> {
+    const core = this.theCore;
+    const local = core.runs.get(runId);
+    if (local?.outcome || this.steeredInto.has(runId)) return core.runs.wait(runId, timeoutMs);
+    let rec: ClusterRunRecord | undefined;
+    try {
+      rec = await this.node.wait(runId, timeoutMs);
+    } catch {
+      return core.runs.wait(runId, timeoutMs);
+    }
+    if (!rec) return core.runs.wait(runId, timeoutMs);
+    if (!TERMINAL.has(rec.status))
+      return { runId, status: "timeout", ...(rec.startedAt ? { startedAt: rec.startedAt } : {}) };
+    return {
+      runId,
+      status: rec.status === "ok" ? "ok" : rec.status === "timeout" ? "timeout" : "error",
+      ...(rec.startedAt ? { startedAt: rec.startedAt } : {}),
+      ...(rec.endedAt ? { endedAt: rec.endedAt } : {}),
+      ...(rec.status !== "ok" && (rec.error || rec.summary) ? { error: rec.error ?? rec.summary } : {}),
+      ...(rec.status === "interrupted" ? { interrupted: true } : {}),
+    };
+  }
+
+  async abort(sessionKey: string, runId?: string): Promise<string[]> {
+    const target = runId ? (this.steeredInto.get(runId) ?? runId) : undefined;
+    const active = await this.node.queue.activeForSession(sessionKey);
+    const chosen = target ? active.filter((r) => r.runId === target) : active.filter((r) => r.status === "running");
+    const ids: string[] = [];
+    for (const r of chosen) if (await this.node.abort(r.runId)) ids.push(r.runId);
+    return ids;
+  }
+
+  async listSessions(limit: number, offset: number): Promise<{ sessions: SessionEntry[]; count: number }> {
+    const [sessions, count] = await Promise.all([this.node.sessions.list(limit, offset), this.node.sessions.count()]);
+    return { sessions, count };
+  }
+
+  async sessionPatched(sessionKey: string, agentId: string, patch: SharedSessionPatch): Promise<void> {
+    await this.node.sessions.ensure(sessionKey, agentId);
+    await this.node.sessions.patch(sessionKey, patch);
+  }
+
+  async sessionReset(sessionKey: string, sessionId: string): Promise<void> {
+    await this.node.sessions.reset(sessionKey, sessionId);
+  }
+
+  watchSession(sessionKey: string, watching: boolean): void {
+    if (watching) this.watch(sessionKey);
+    else this.unwatch(sessionKey);
+  }
+
+  private watch(sessionKey: string): void {
+    const w = this.watches.get(sessionKey);
+    if (w) {
+      w.count++;
+      return;
+    }
+    const sub = this.node
+      .subscribe(sessionKey, (e) => this.replayer?.handle(e))
+      .catch((err: unknown) => {
+        this.log(`[cluster] cannot follow ${sessionKey}: ${(err as Error).message}`);
+        return undefined;
+      });
+    this.watches.set(sessionKey, { count: 1, sub });
+  }
+
+  private unwatch(sessionKey: string): void {
+    const w = this.watches.get(sessionKey);
+    if (!w || --w.count > 0) return;
+    this.watches.delete(sessionKey);
+    void w.sub.then((off) => off?.());
+  }
+
+  /** Executes a claimed run through this node's session queue and engine. */
+  private async execute(run: ClusterRunRecord, ctx: ClusterRunContext): Promise<ClusterRunOutcome> {
+    const core = await this.attached;
+    const sync = this.sync as TranscriptSync;
+    const stored = run.request.params?.request as RunRequest | undefined;
+    const req: RunRequest = stored ?? {
+      runId: run.runId,
+      sessionKey: run.sessionKey,
+      agentId: run.request.agentId,
+      message: run.request.message,
+      acceptedAt: run.acceptedAt,
+      source: "agent",
+    };
+    const session = await this.node.sessions.ensure(req.sessionKey, req.agentId);
+    await sync.hydrate(req.sessionKey, req.agentId, session.sessionId);
+    mirrorSession(core.store, session); // the session's model, thinking, verbose overrides apply to this run
+    this.executing.set(run.runId, ctx);
+    try {
+      // The run's answer is what the ledger records (a node fenced before recording its end: interrupted).
+      this.mirror(req, req.runId);
+      const done = new Promise<RunOutcome>((resolve) => core.runs.hold(req.runId, resolve));
+      core.queues.submit(req);
+      const turn = core.queues.active(req.sessionKey);
+      let steers = 0;
+      ctx.onSteer((message) => {
+        const steer: RunRequest = { ...req, runId: `${req.runId}:steer:${++steers}`, message, acceptedAt: Date.now() };
+        // Past the point of taking input: the message becomes the session's next run (never lost).
+        if (!turn?.steer(steer)) {
+          this.node
+            .submit({ ...run.request, runId: steer.runId, message, params: { request: steer } })
+            .catch((err: unknown) => this.log(`[cluster] steer of ${run.runId} not queued: ${(err as Error).message}`));
+        }
+      });
+      const onAbort = (): void => void core.queues.abort(req.sessionKey, req.runId);
+      if (ctx.signal.aborted) onAbort();
+      else ctx.signal.addEventListener("abort", onAbort, { once: true });
+      const outcome = await done;
+      const usage = outcome.result.meta.agentMeta.usage;
+      if (usage) {
+        // The shared index counts what the run used, as the node's own store did.
+        await this.node.sessions
+          .addUsage(req.sessionKey, {
+            input: usage.input,
+            output: usage.output,
+            total: usage.total,
+            context: core.store.get(req.sessionKey)?.contextTokens ?? 0,
+          })
+          .catch(() => {}); // counters only: the run's end matters more
+      }
+      try {
+        await sync.writeBack(req.sessionKey);
+      } catch (err) {
+        this.log(`[cluster] run ${run.runId}: transcript not written back: ${(err as Error).message}`);
+      }
+      return { status: outcome.status, summary: outcome.summary, error: outcome.error, result: { outcome } };
+    } finally {
+      this.executing.delete(run.runId);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.profiles?.close();
+    await this.node.close({ abortRuns: true });
+  }
+}
+
+/** This node's copy of a session takes the shared row's id and overrides (cleared ones included). */
+function mirrorSession(store: SessionStore, s: SessionEntry): void {
+  store.adopt(s.key, s.agentId, s.sessionId);
+  store.patch(s.key, {
+    label: s.label ?? null,
+    model: s.model ?? null,
+    thinking: s.thinking ?? null,
+    verbose: s.verbose ?? null,
+    queueMode: s.queueMode ?? null,
+    queueDebounceMs: s.queueDebounceMs ?? null,
+    queueCap: s.queueCap ?? null,
+    queueDrop: s.queueDrop ?? null,
+  });
+}
+
+/** The outcome recorded by the executing node, or one made from the ledger row (interrupted, aborted queued). */
+function outcomeOf(rec: ClusterRunRecord): RunOutcome {
+  const recorded = (rec.result as { outcome?: RunOutcome } | undefined)?.outcome;
+  if (recorded) return recorded;
+  const now = Date.now();
+  const status =
+    rec.status === "interrupted" || rec.status === "queued" || rec.status === "running" ? "error" : rec.status;
+  return {
+    status,
+    summary: rec.summary ?? rec.status,
+    ...(rec.error || status !== "ok" ? { error: rec.error ?? rec.summary ?? rec.status } : {}),
+    startedAt: rec.startedAt ?? rec.acceptedAt,
+    endedAt: rec.endedAt ?? now,
+    result: EMPTY_RESULT,
+  };
+}
