@@ -147,7 +147,7 @@ describe("a steer the loop can no longer take", () => {
     };
     core = new GatewayCore({ config: loadConfig(home), runner: { extensions: [atLoopEnd] } });
     try {
-      expect(core.submit(first)).toBe(true);
+      expect(await core.submit(first)).toBe(true);
       const [o1, o2] = await Promise.all([core.runs.whenDone(first.runId), core.runs.whenDone(late.runId)]);
       expect(submitted).toBe("steered");
       expect(o1.status).toBe("ok");
