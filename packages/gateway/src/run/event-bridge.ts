@@ -6,11 +6,12 @@
  *
  * The assistant stream has two views (see `Audience` in event-bus.ts). Delta-only clients get every burst — the
  * text deltas of one event-loop turn (one provider read) as one event — with the delta alone. Reference-protocol
- * clients get the text coalesced, as the reference gateway coalesces: the first piece at once, then an event when
- * the unsent text is at least as long as what they already have (so the cumulative text they receive adds up to
- * about twice the reply: bytes linear in its length), and at least every COARSE_TEXT_MAX_MS, never more often than
- * every COARSE_TEXT_MS. The chat deltas go out with those. Any other event of the run flushes both views first, so order is kept, and the end flushes them
- * before the final.
+ * clients get the text coalesced: the first piece at once, then an event when the unsent text is at least as long
+ * as what they already have, never more often than every COARSE_TEXT_MS. So the cumulative text they receive adds up
+ * to at most about twice the reply, however long or slow the run (bytes linear in its length; a time-based floor
+ * such as "at least every second" would make them grow with the reply's length times its duration). The chat
+ * deltas go out with those. Any other event of the run flushes both views first, so order is kept; the end flushes
+ * the assistant view and leaves the chat view to the final, which carries the whole text.
  */
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
@@ -20,10 +21,8 @@ import type { EventBus } from "./event-bus.js";
 import type { RunOutcome } from "./run-types.js";
 
 export const CHAT_DELTA_THROTTLE_MS = 150;
-/** Reference-protocol clients get at most one assistant event (and chat delta) per this many ms… */
+/** Reference-protocol clients get at most one assistant event (and chat delta) per this many ms. */
 export const COARSE_TEXT_MS = CHAT_DELTA_THROTTLE_MS;
-/** …and at least one per this many ms while text is coming, however long the reply already is. */
-export const COARSE_TEXT_MAX_MS = 1000;
 
 /** Which run the events belong to. */
 export interface RunAddress {
@@ -38,7 +37,6 @@ export class EventBridge {
   /** Text not yet sent to reference-protocol clients, and the timer that sends it. */
   private coarseDelta = "";
   private coarseTimer: NodeJS.Timeout | undefined;
-  private coarseDueAt = 0;
   private lastAssistantSeq = 0;
   /** Length of `text` when the last chat delta went out: the next one carries only what came after. */
   private chatSentLength = 0;
@@ -141,7 +139,7 @@ export class EventBridge {
    */
   end(outcome: RunOutcome): void {
     this.flushText();
-    this.flushCoarse();
+    this.flushCoarse(true);
     const endedAt = outcome.endedAt;
     let seq: number;
     if (outcome.status === "ok") {
@@ -221,24 +219,27 @@ export class EventBridge {
     this.scheduleCoarse();
   }
 
-  /** Sends the coalesced text now when it is due, else arms the timer for when it will be. */
+  /**
+   * Sends the coalesced text when it has grown to what reference clients already have and the minimum gap has
+   * passed (else arms the timer for the gap); until it has grown that far it waits for more text or the run's end.
+   */
   private scheduleCoarse(): void {
+    if (this.coarseTimer) return;
+    if (this.coarseDelta.length < this.text.length - this.coarseDelta.length) return;
     const now = Date.now();
-    const sent = this.text.length - this.coarseDelta.length;
-    // Grown to what the client already has: due after the minimum gap; else within the maximum one.
-    const dueAt = this.lastCoarseAt + (this.coarseDelta.length >= sent ? COARSE_TEXT_MS : COARSE_TEXT_MAX_MS);
+    const dueAt = this.lastCoarseAt + COARSE_TEXT_MS;
     if (now >= dueAt) {
       this.flushCoarse();
       return;
     }
-    if (this.coarseTimer && this.coarseDueAt <= dueAt) return;
-    if (this.coarseTimer) clearTimeout(this.coarseTimer);
-    this.coarseDueAt = dueAt;
     this.coarseTimer = setTimeout(() => this.flushCoarse(), dueAt - now);
   }
 
-  /** Sends the coalesced text to reference-protocol clients (cumulative text) and the chat delta. */
-  private flushCoarse(): void {
+  /**
+   * Sends the coalesced text to reference-protocol clients (cumulative text) and, unless the run is ending (its
+   * final carries the whole text), the chat delta.
+   */
+  private flushCoarse(ending = false): void {
     if (this.coarseTimer) {
       clearTimeout(this.coarseTimer);
       this.coarseTimer = undefined;
@@ -256,7 +257,8 @@ export class EventBridge {
       true,
       "full",
     );
-    this.emitChatDelta(now);
+    if (ending) this.chatSentLength = this.text.length;
+    else this.emitChatDelta(now);
   }
 
   private emitChatDelta(ts: number): void {
