@@ -20,6 +20,33 @@ if (files.length > 0 && !existsSync(join(reference, "node_modules", "node", "bin
   const res = spawnSync(npm, ["ci", "--prefix", reference, "--no-audit", "--no-fund"], { stdio: "inherit", cwd: root });
   if (res.status !== 0) console.log("bench/reference could not be installed: the pi 1.6 rows will be skipped");
 }
+// OpenClaw 2026.9.6 and Node 24 for gateway-openclaw, in their own folder (bench/reference pins Node 22 for pi 1.6).
+// Three steps because openclaw's install scripts refuse any Node below 24: unpack without scripts, let the `node`
+// package fetch its Node 24 binary, then run openclaw's scripts with that binary first on PATH.
+const openclawRef = join(reference, "openclaw");
+if (
+  files.some((f) => f.includes("openclaw")) &&
+  !existsSync(join(openclawRef, "node_modules", "openclaw", "openclaw.mjs"))
+) {
+  console.log(
+    "installing bench/reference/openclaw (OpenClaw 2026.9.6, Node 24): npm ci --prefix bench/reference/openclaw",
+  );
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const node24 = join(openclawRef, "node_modules", "node", "bin");
+  const env = { ...process.env, PATH: `${node24}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}` };
+  const steps = [
+    ["ci", "--prefix", openclawRef, "--ignore-scripts", "--no-audit", "--no-fund"],
+    ["rebuild", "node", "--prefix", openclawRef],
+    ["rebuild", "--prefix", openclawRef],
+  ];
+  for (const step of steps) {
+    const res = spawnSync(npm, step, { stdio: "inherit", cwd: root, env });
+    if (res.status !== 0) {
+      console.log("bench/reference/openclaw could not be installed: gateway-openclaw runs Tiller alone");
+      break;
+    }
+  }
+}
 let failures = 0;
 for (const file of files) {
   console.log(`\n=== ${file} ===`);
