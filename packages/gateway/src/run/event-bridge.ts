@@ -31,24 +31,34 @@ export interface RunAddress {
 }
 
 export class EventBridge {
-  /** The reply text so far (assistant text of this run, turns separated by a blank line). */
-  text = "";
+  /**
+   * The reply text so far as pieces, joined (into one flat string) only when it is read. `+=` per delta would
+   * build a rope of one 32-byte node per delta that lives as long as the run, for every session.
+   */
+  private parts: string[] = [];
+  private textLength = 0;
   private lastCoarseAt = 0;
-  /** Text not yet sent to reference-protocol clients, and the timer that sends it. */
-  private coarseDelta = "";
+  /** Length of the text reference-protocol clients have; the rest goes out when due (the timer's). */
+  private coarseSentLength = 0;
   private coarseTimer: NodeJS.Timeout | undefined;
   private lastAssistantSeq = 0;
-  /** Length of `text` when the last chat delta went out: the next one carries only what came after. */
+  /** Length of the text when the last chat delta went out: the next one carries only what came after. */
   private chatSentLength = 0;
   private sawTextInMessage = false;
   /** Text deltas of the current event-loop turn not sent yet (one `assistant` event at the turn's end). */
-  private pendingDelta = "";
+  private pending: string[] = [];
   private flushScheduled = false;
 
   constructor(
     private readonly run: RunAddress,
     private readonly bus: EventBus,
   ) {}
+
+  /** The reply text so far (assistant text of this run, turns separated by a blank line). */
+  get text(): string {
+    if (this.parts.length > 1) this.parts = [this.parts.join("")];
+    return this.parts[0] ?? "";
+  }
 
   /** Emits one `agent` event of this run; returns its seq. Droppable: may be skipped for a slow client. */
   emit(stream: AgentStream, data: Record<string, unknown>, droppable = false): number {
@@ -186,7 +196,8 @@ export class EventBridge {
     this.lifecycle({ phase: "start", startedAt: outcome.startedAt });
     const text = outcome.result.payloads.map((p) => p.text).join("\n\n");
     if (text) {
-      this.text = text;
+      this.parts = [text];
+      this.textLength = this.coarseSentLength = this.chatSentLength = text.length;
       this.emit("assistant", { text, delta: text });
     }
     this.end(outcome);
@@ -194,15 +205,18 @@ export class EventBridge {
 
   private appendText(delta: string): void {
     if (delta.length === 0) return;
-    if (!this.sawTextInMessage && this.text.length > 0) {
+    if (!this.sawTextInMessage && this.textLength > 0) {
       this.flushText();
       this.flushCoarse();
-      this.text += "\n\n";
+      this.parts.push("\n\n");
+      this.textLength += 2;
+      // The assistant deltas join the messages without it (only `text` has it); chat's deltaText keeps it.
+      this.coarseSentLength += 2;
     }
     this.sawTextInMessage = true;
-    this.text += delta;
-    this.pendingDelta += delta;
-    this.coarseDelta += delta;
+    this.parts.push(delta);
+    this.textLength += delta.length;
+    this.pending.push(delta);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flushText());
@@ -212,9 +226,9 @@ export class EventBridge {
   /** Sends the burst of text deltas to delta-only clients, and to the others when the rate allows. */
   private flushText(): void {
     this.flushScheduled = false;
-    if (this.pendingDelta.length === 0) return;
-    const delta = this.pendingDelta;
-    this.pendingDelta = "";
+    if (this.pending.length === 0) return;
+    const delta = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join("");
+    this.pending = [];
     this.bus.emitAgent(this.run.runId, this.run.sessionKey, "assistant", { delta }, true, "lite");
     this.scheduleCoarse();
   }
@@ -225,7 +239,7 @@ export class EventBridge {
    */
   private scheduleCoarse(): void {
     if (this.coarseTimer) return;
-    if (this.coarseDelta.length < this.text.length - this.coarseDelta.length) return;
+    if (this.textLength - this.coarseSentLength < this.coarseSentLength) return;
     const now = Date.now();
     const dueAt = this.lastCoarseAt + COARSE_TEXT_MS;
     if (now >= dueAt) {
@@ -244,33 +258,34 @@ export class EventBridge {
       clearTimeout(this.coarseTimer);
       this.coarseTimer = undefined;
     }
-    if (this.coarseDelta.length === 0) return;
-    const delta = this.coarseDelta;
-    this.coarseDelta = "";
+    if (this.textLength === this.coarseSentLength) return;
+    const text = this.text;
+    const delta = text.slice(this.coarseSentLength);
+    this.coarseSentLength = text.length;
     const now = Date.now();
     this.lastCoarseAt = now;
     this.lastAssistantSeq = this.bus.emitAgent(
       this.run.runId,
       this.run.sessionKey,
       "assistant",
-      { text: this.text, delta },
+      { text, delta },
       true,
       "full",
     );
-    if (ending) this.chatSentLength = this.text.length;
-    else this.emitChatDelta(now);
+    if (ending) this.chatSentLength = text.length;
+    else this.emitChatDelta(text, now);
   }
 
-  private emitChatDelta(ts: number): void {
-    const deltaText = this.text.slice(this.chatSentLength);
-    this.chatSentLength = this.text.length;
+  private emitChatDelta(text: string, ts: number): void {
+    const deltaText = text.slice(this.chatSentLength);
+    this.chatSentLength = text.length;
     this.bus.emitChat(
       {
         runId: this.run.runId,
         sessionKey: this.run.sessionKey,
         seq: this.lastAssistantSeq,
         state: "delta",
-        message: { role: "assistant", content: [{ type: "text", text: this.text }], timestamp: ts },
+        message: { role: "assistant", content: [{ type: "text", text }], timestamp: ts },
         deltaText,
       },
       true,
