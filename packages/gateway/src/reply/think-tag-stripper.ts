@@ -40,8 +40,13 @@ export class ThinkTagStripper {
   private inFinal = false;
   private pending = "";
   private readonly code = new CodeSpanTracker();
-  private text = "";
-  private reasoning = "";
+  /**
+   * What the current delta contributed, a character or a released tag at a time. Kept as pieces and joined once
+   * per delta: `+=` per character would make every delta a rope of one node per character past the 13th, and the
+   * reply text built from them would keep those nodes for the whole run.
+   */
+  private text: string[] = [];
+  private reasoning: string[] = [];
 
   constructor(options: ThinkTagStripperOptions = {}) {
     this.enforceFinal = options.enforceFinalTag === true;
@@ -69,21 +74,21 @@ export class ThinkTagStripper {
     this.inFinal = false;
     this.pending = "";
     this.code.reset();
-    this.text = "";
-    this.reasoning = "";
+    this.text = [];
+    this.reasoning = [];
     this.sawFinal = false;
   }
 
   private take(): StrippedDelta {
-    const out = { text: this.text, reasoning: this.reasoning };
-    this.text = "";
-    this.reasoning = "";
+    const out = { text: this.text.join(""), reasoning: this.reasoning.join("") };
+    this.text.length = 0;
+    this.reasoning.length = 0;
     return out;
   }
 
   private emit(s: string): void {
-    if (this.inThink) this.reasoning += s;
-    else if (!this.enforceFinal || this.inFinal) this.text += s;
+    if (this.inThink) this.reasoning.push(s);
+    else if (!this.enforceFinal || this.inFinal) this.text.push(s);
   }
 
   private feed(ch: string): void {
