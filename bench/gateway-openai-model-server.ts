@@ -4,7 +4,8 @@
  * `GET /v1/models`), in its own process so neither gateway pays for it. For a last user message "[deltas:N]" it
  * streams N content deltas, each carrying its emission time ("t<epoch ms with µs>|"), yielding to the event loop
  * every 16 deltas the way a socket read would, then a usage chunk and `[DONE]`. Any other prompt gets "ok".
- * Prints `listening http://127.0.0.1:PORT`.
+ * `GET /bench/requests` answers how many completions were asked for (a check that a command never reached the
+ * model). Prints `listening http://127.0.0.1:PORT`.
  *   node --import tsx bench/gateway-openai-model-server.ts
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -64,8 +65,14 @@ async function streamChat(body: ChatBody, res: ServerResponse): Promise<void> {
   res.end("data: [DONE]\n\n");
 }
 
+let completions = 0;
 const server = createServer((req, res) => {
   void (async () => {
+    if (req.method === "GET" && req.url === "/bench/requests") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ completions }));
+      return;
+    }
     if (req.method === "GET" && req.url?.endsWith("/models")) {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ object: "list", data: [{ id: "stream", object: "model", owned_by: "bench" }] }));
@@ -73,6 +80,7 @@ const server = createServer((req, res) => {
     }
     if (req.method === "POST" && req.url?.endsWith("/chat/completions")) {
       const body = JSON.parse(await readBody(req)) as ChatBody;
+      completions++;
       if (body.stream) return streamChat(body, res);
       res.writeHead(200, { "content-type": "application/json" });
       res.end(

@@ -21,7 +21,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { GatewayClient } from "../packages/gateway/src/cli/gateway-client.js";
+import { type ClientOptions, GatewayClient } from "../packages/gateway/src/cli/gateway-client.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 2000);
@@ -108,7 +108,7 @@ async function stopGroup(proc: ChildProcess): Promise<void> {
 }
 
 /** Connects as a reference-protocol client (the CLI's client id, no Tiller capabilities). */
-function connect(url: string, onEvent?: Parameters<typeof GatewayClient.connect>[1]["onEvent"]) {
+function connect(url: string, onEvent?: ClientOptions["onEvent"]) {
   return GatewayClient.connect(url, {
     token: TOKEN,
     clientId: "cli",

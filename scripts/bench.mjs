@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs every benchmark in bench/ (files named *.bench.ts), one after another, each in its own process.
+// Runs every benchmark in bench/ (files named *.bench.ts, and the *.check.ts checks), one after another, each in its
+// own process.
 // `npm run bench -- ai` runs only the files whose name contains "ai".
 // First installs bench/reference (pi 1.6.0 and the Node 22 binary it needs; its own lock, outside the workspace)
 // when it is missing; without it (no registry) the benchmarks skip their pi 1.6 rows.
@@ -11,7 +12,8 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const filter = process.argv[2] ?? "";
 const files = readdirSync(join(root, "bench"))
-  .filter((f) => f.endsWith(".bench.ts") && f.includes(filter))
+  // *.check.ts: checks that need bench/reference (the real reference clients), run the same way; a failing one fails.
+  .filter((f) => (f.endsWith(".bench.ts") || f.endsWith(".check.ts")) && f.includes(filter))
   .sort();
 const reference = join(root, "bench", "reference");
 if (files.length > 0 && !existsSync(join(reference, "node_modules", "node", "bin", "node"))) {
