@@ -120,6 +120,17 @@ function connect(url: string, onEvent?: ClientOptions["onEvent"]) {
   });
 }
 
+async function connectRetrying(url: string, onEvent: ClientOptions["onEvent"]): Promise<GatewayClient> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await connect(url, onEvent);
+    } catch (err) {
+      if (attempt >= 50) throw err;
+      await new Promise((r) => setTimeout(r, 100 + 50 * attempt));
+    }
+  }
+}
+
 /** Polls until the gateway answers `health`; resolves with the time it answered. */
 async function untilHealthy(url: string, proc: ChildProcess, deadlineMs: number): Promise<number> {
   const end = Date.now() + deadlineMs;
@@ -172,7 +183,14 @@ function tillerTarget(modelUrl: string): Target {
       );
       const entry = cold
         ? [join(ROOT, "packages/gateway/bin/tiller-gateway.js")]
-        : ["--conditions=tiller-source", "--import", "tsx", join(ROOT, "packages/gateway/src/cli/gateway-command.ts")];
+        : [
+            // BENCH_PROF=<dir>: a CPU profile of Tiller's gateway under the load.
+            ...(process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
+            "--conditions=tiller-source",
+            "--import",
+            "tsx",
+            join(ROOT, "packages/gateway/src/cli/gateway-command.ts"),
+          ];
       const proc = spawn(process.execPath, [...entry, "--port", String(port), "--token", TOKEN], {
         cwd: ROOT,
         env: { ...process.env, TILLER_HOME: home, TILLER_GATEWAY_TOKEN: "" },
@@ -262,18 +280,32 @@ async function load(url: string, pid: number, sessions: number, deltas: number):
   const final = new Float64Array(sessions);
   const sentAt = new Float64Array(sessions);
   const runOf = new Map<string, number>();
-  const clients = await Promise.all(
-    Array.from({ length: sessions }, () =>
-      connect(url, (f) => {
-        if (f.event !== "agent" && f.event !== "chat") return;
-        const p = f.payload as { runId?: string; stream?: string; state?: string; data?: { delta?: string } };
-        const i = p.runId === undefined ? undefined : runOf.get(p.runId);
-        if (i === undefined || !Number.isNaN(firstDelta[i] as number)) return;
-        const hasText = f.event === "agent" ? p.stream === "assistant" && !!p.data?.delta : p.state === "delta";
-        if (hasText) firstDelta[i] = now() - (sentAt[i] as number);
-      }),
-    ),
-  );
+  const onEvent: ClientOptions["onEvent"] = (f) => {
+    if (f.event !== "agent" && f.event !== "chat") return;
+    const p = f.payload as { runId?: string; stream?: string; state?: string; data?: { delta?: string } };
+    const i = p.runId === undefined ? undefined : runOf.get(p.runId);
+    if (process.env.BENCH_DEBUG && i !== undefined && f.event === "agent" && p.stream === "lifecycle")
+      console.log(
+        `run ${i} ${(p as { data?: { phase?: string } }).data?.phase} at ${(now() - (sentAt[i] as number)).toFixed(0)} ms`,
+      );
+    if (i === undefined || !Number.isNaN(firstDelta[i] as number)) return;
+    const hasText = f.event === "agent" ? p.stream === "assistant" && !!p.data?.delta : p.state === "delta";
+    if (hasText) firstDelta[i] = now() - (sentAt[i] as number);
+    if (hasText && process.env.BENCH_DEBUG) {
+      const d = f.event === "agent" ? (p.data?.delta ?? "") : "";
+      const emitted = Number(/^t([\d.]+)\|/.exec(d)?.[1] ?? Number.NaN);
+      console.log(
+        `run ${i} first text at ${firstDelta[i]?.toFixed(0)} ms, emitted by the model ${(emitted - (sentAt[i] as number)).toFixed(0)} ms, ${d.length} chars`,
+      );
+    }
+  };
+  // Connected ten at a time, retrying refusals (the reference answers a burst of upgrades with 503): connecting is
+  // not part of what is measured.
+  const clients: GatewayClient[] = [];
+  while (clients.length < sessions) {
+    const batch = Math.min(10, sessions - clients.length);
+    clients.push(...(await Promise.all(Array.from({ length: batch }, () => connectRetrying(url, onEvent)))));
+  }
   let bytes = 0;
   for (const c of clients) c.ws.on("message", (d: Buffer) => void (bytes += d.length));
   const rssBase = treeRssMb(pid);
@@ -366,13 +398,25 @@ const model = spawn(process.execPath, ["--import", "tsx", join(ROOT, "bench/gate
 try {
   const modelUrl = (await waitLine(model, /listening (http:\/\/\S+)/))[1] as string;
   const haveRef = existsSync(NODE24) && existsSync(OPENCLAW);
-  const targets = [tillerTarget(modelUrl), ...(haveRef ? [openclawTarget(modelUrl)] : [])];
+  // BENCH_TARGETS=tiller (or openclaw) runs one of the two.
+  const only = process.env.BENCH_TARGETS?.split(",");
+  const targets = [tillerTarget(modelUrl), ...(haveRef ? [openclawTarget(modelUrl)] : [])].filter(
+    (t) => !only || only.includes(t.name),
+  );
   if (!haveRef)
     console.log("bench/reference/openclaw is not installed: only Tiller runs (scripts/bench.mjs installs it)");
   const results = new Map<string, Awaited<ReturnType<typeof measure>>>();
   for (const t of targets) {
     console.log(`measuring ${t.name}…`);
-    results.set(t.name, await measure(t));
+    try {
+      const r = await measure(t);
+      results.set(t.name, r);
+      console.log(
+        `${t.name}: ${r.okRuns}/${SESSIONS} runs ok in ${r.seconds.toFixed(2)} s, ${(r.bytes / 1e6).toFixed(1)} MB to clients, RSS ${r.rssBaseMb.toFixed(0)}→${r.rssPeakMb.toFixed(0)} MB, cold ${r.coldMs.map((x) => x.toFixed(0)).join("/")} ms`,
+      );
+    } catch (err) {
+      console.log(`${t.name}: the measurement failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
   const replyBytes = DELTAS * 19;
   console.log(

@@ -32,6 +32,11 @@ export class ReplyDirectiveParser {
 
   /** Feeds a delta; returns the text with complete directives removed (partial ones are held). */
   push(delta: string): string {
+    if (!this.pending && delta.indexOf("[") < 0 && delta.indexOf("`") < 0) {
+      // Plain text: no directive can start and the code state can only change at its first character.
+      if (delta) this.code.feed(delta[0] as string);
+      return this.out.length === 0 ? delta : this.out.join("") + delta;
+    }
     for (let i = 0; i < delta.length; i++) this.feed(delta[i] as string);
     const out = this.out.join("");
     this.out.length = 0;

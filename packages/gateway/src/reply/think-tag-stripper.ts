@@ -56,6 +56,13 @@ export class ThinkTagStripper {
   sawFinal = false;
 
   push(delta: string): StrippedDelta {
+    if (!this.pending && delta.indexOf("<") < 0 && delta.indexOf("`") < 0) {
+      // Plain text (the usual delta): no tag can start and, past its first character, the code state cannot
+      // change, so it goes out whole. The same result as feeding it character by character, without the work.
+      if (delta && !this.inThink) this.code.feed(delta[0] as string);
+      this.emit(delta);
+      return this.take();
+    }
     for (let i = 0; i < delta.length; i++) this.feed(delta[i] as string);
     return this.take();
   }
@@ -80,7 +87,8 @@ export class ThinkTagStripper {
   }
 
   private take(): StrippedDelta {
-    const out = { text: this.text.join(""), reasoning: this.reasoning.join("") };
+    const join = (parts: string[]): string => (parts.length === 1 ? (parts[0] as string) : parts.join(""));
+    const out = { text: join(this.text), reasoning: join(this.reasoning) };
     this.text.length = 0;
     this.reasoning.length = 0;
     return out;

@@ -214,9 +214,16 @@ export class EventBridge {
       this.coarseSentLength += 2;
     }
     this.sawTextInMessage = true;
+    const first = this.textLength === 0;
     this.parts.push(delta);
     this.textLength += delta.length;
     this.pending.push(delta);
+    // The run's first text goes out now: a provider read can carry hundreds of deltas, processed in one chain of
+    // microtasks, and the time to the first token is what a user waits for.
+    if (first) {
+      this.flushText();
+      return;
+    }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flushText());
