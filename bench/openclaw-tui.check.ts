@@ -57,6 +57,22 @@ async function until(test: (s: string) => boolean, ms: number): Promise<string |
   }
 }
 
+/** Types `text` into the TUI's editor, waits until the editor shows it, then submits it with Enter. */
+async function type(text: string): Promise<void> {
+  tmux("send-keys", "-t", SESSION, "-l", text);
+  if (!(await until((s) => editorLine(s).includes(text), 15_000))) throw new Error(`the editor never showed "${text}"`);
+  tmux("send-keys", "-t", SESSION, "Enter");
+  // Submitted: the editor is empty again.
+  if (!(await until((s) => !editorLine(s).includes(text), 15_000))) throw new Error(`"${text}" was not submitted`);
+}
+
+/** The editor: the lines between the TUI's two bottom rules. */
+function editorLine(s: string): string {
+  const lines = s.split("\n");
+  const rules = lines.map((l, i) => (/^─{20,}/.test(l) ? i : -1)).filter((i) => i >= 0);
+  return rules.length >= 2 ? lines.slice((rules.at(-2) as number) + 1, rules.at(-1)).join("\n") : "";
+}
+
 const scratch = mkdtempSync(join(tmpdir(), "tiller-tui-check-"));
 const home = join(scratch, "tiller");
 const ocState = join(scratch, "openclaw-state");
@@ -130,30 +146,26 @@ try {
     .join(" ");
   tmux("new-session", "-d", "-s", SESSION, "-x", "160", "-y", "45", command);
 
-  // Connected: the footer names the gateway connection (the TUI prints its status line once it has a session).
-  lastScreen = (await until((s) => /connected|idle/i.test(s), 90_000)) ?? screen();
-  if (!/connected|idle/i.test(lastScreen)) failures.push("the TUI never showed a connected status line");
+  // Connected: the TUI's activity line says so (it reads "connecting" until the gateway's hello).
+  lastScreen = (await until((s) => /\bconnected \| /.test(s), 90_000)) ?? screen();
+  if (!/\bconnected \| /.test(lastScreen)) throw new Error("the TUI never showed a connected status line");
 
-  tmux("send-keys", "-t", SESSION, "-l", "hello");
-  tmux("send-keys", "-t", SESSION, "Enter");
-  const afterReply = await until(
-    (s) => /\bok\b/.test(s.split("hello").slice(1).join("hello")) && /tokens/i.test(s),
-    60_000,
-  );
+  await type("hello");
+  const afterReply = await until((s) => /^\s*ok\s*$/m.test(s.split("hello").slice(1).join("hello")), 60_000);
   lastScreen = afterReply ?? screen();
   if (!afterReply) failures.push('no reply "ok" to "hello" on screen');
   // The status line: the session's model, and token counts (the reference shows "tokens ?" when it has none).
-  const settled =
-    (await until((s) => /stream/.test(s) && /tokens\s+\d/i.test(s) && !/tokens \?/i.test(s), 30_000)) ?? screen();
+  // The status line is the one with "deliver:"; it reads "unknown" and "tokens ?" when the rows lack the fields.
+  const statusLine = (s: string): string => s.split("\n").find((l) => l.includes("deliver:")) ?? "";
+  const good = (l: string): boolean => /\| stream \|/.test(l) && /tokens \d+/.test(l);
+  const settled = (await until((s) => good(statusLine(s)), 30_000)) ?? screen();
   lastScreen = settled;
-  if (!/stream/.test(settled) || /unknown/i.test(settled.split("\n").slice(-6).join("\n")))
-    failures.push('the status line does not name the model ("stream")');
-  if (!/tokens\s+\d/i.test(settled) || /tokens \?/i.test(settled))
-    failures.push("the status line shows no token counts");
+  const line = statusLine(settled);
+  if (!/\| stream \|/.test(line)) failures.push(`the status line does not name the model: ${line.trim()}`);
+  if (!/tokens \d+/.test(line)) failures.push(`the status line shows no token counts: ${line.trim()}`);
 
   const before = await completions();
-  tmux("send-keys", "-t", SESSION, "-l", "/status");
-  tmux("send-keys", "-t", SESSION, "Enter");
+  await type("/status");
   const status = await until((s) => /Session: agent:main:tui-check/.test(s) && /Tokens: \d/.test(s), 60_000);
   lastScreen = status ?? screen();
   if (!status) failures.push("/status was not answered with the gateway's status text");
