@@ -113,7 +113,9 @@ function connect(url: string, onEvent?: ClientOptions["onEvent"]) {
     token: TOKEN,
     clientId: "cli",
     mode: "cli",
-    caps: [],
+    // Events of the sessions it subscribed to only: without it the reference sends every client every session's
+    // events (200 × the traffic), which no real client of one session asks for.
+    caps: ["session-scoped-events"],
     scopes: ["operator.read", "operator.write"],
     timeoutMs: 60_000,
     ...(onEvent ? { onEvent } : {}),
@@ -308,6 +310,8 @@ async function load(url: string, pid: number, sessions: number, deltas: number):
   }
   let bytes = 0;
   for (const c of clients) c.ws.on("message", (d: Buffer) => void (bytes += d.length));
+  const keys = clients.map((_, s) => `bench-${s}-${randomUUID().slice(0, 8)}`);
+  await Promise.all(clients.map((c, s) => c.request("sessions.messages.subscribe", { key: keys[s] })));
   const rssBase = treeRssMb(pid);
   const sampler = startSampler(pid);
   const t0 = now();
@@ -322,7 +326,7 @@ async function load(url: string, pid: number, sessions: number, deltas: number):
           {
             message: `[deltas:${deltas}]`,
             idempotencyKey: runId,
-            sessionKey: `bench-${s}-${randomUUID().slice(0, 8)}`,
+            sessionKey: keys[s],
           },
           { expectFinal: true, timeoutMs: 900_000 },
         )
