@@ -4,8 +4,10 @@
  * bridge → bus → per-connection frames). Reports events/s, p50/p99 delta latency (model emission → client
  * receipt, same clock) and gateway RSS per session, beside the loopback WebSocket floor measured in the
  * same run: a bare `ws` server in its own process sending the same frames with the same pacing.
- * The reference gateway (openclaw) needs Node ≥ 24 and cannot run here, so the floor is the comparison.
- *   BENCH_SESSIONS=200 BENCH_DELTAS=2000 npm run bench -- gateway
+ * The reference gateway (OpenClaw, Node 24) is compared in gateway-openclaw.bench.ts; here the floor is.
+ * BENCH_TARGETS=floor,tiller,basic,ref,cold picks targets; BENCH_TIMELINE=1 prints latency p50/p99 by emission time
+ * (250 ms windows), which shows where the tail comes from.
+ *   BENCH_SESSIONS=200 BENCH_DELTAS=2000 npm run bench -- gateway-load
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
