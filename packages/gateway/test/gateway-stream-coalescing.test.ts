@@ -62,6 +62,11 @@ describe("stream coalescing", () => {
     // Gap-free per-run seq.
     expect(r.ev.map((e) => e.seq)).toEqual(r.ev.map((_, i) => i + 1));
     expect(r.assistant.length).toBeLessThan(50);
+    // The run's first text goes out at once, not after the rest of the provider read that carried it.
+    expect(r.assistant[0]?.data.text).toBe("d0 ");
+    const lite = await runCounting("[slow:500:0]", ["tiller.delta-only"]);
+    expect(lite.assistant[0]?.data.delta).toBe("d0 ");
+    expect(lite.assistant.map((e) => e.data.delta).join("")).toBe(reply);
     // One frame per delta with the cumulative text would be ~500 × 1.2 KB; linear is a small multiple of the reply.
     expect(r.assistantBytes).toBeLessThan(reply.length * 2 + r.assistant.length * 400);
   });
