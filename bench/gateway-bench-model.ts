@@ -52,7 +52,8 @@ function streamBench(model: Model, context: Context, options?: SimpleStreamOptio
         stream.push({ type: "error", reason: "aborted", error: partial });
         return;
       }
-      const delta = `t${nowMs().toFixed(3)}|`;
+      // join() makes one flat string, as a provider's JSON.parse does; `t${x}|` would be a two-node rope.
+      const delta = ["t", nowMs().toFixed(3), "|"].join("");
       text.text += delta;
       stream.push({ type: "text_delta", contentIndex: 0, delta, partial });
       if ((i + 1) % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));

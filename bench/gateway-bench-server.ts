@@ -5,6 +5,7 @@
  *   node --conditions=tiller-source --import tsx bench/gateway-bench-server.ts [--engine basic]
  */
 import { join } from "node:path";
+import { stopOnSignals } from "../packages/gateway/src/cli/gateway-command.js";
 import { resolveTillerHome } from "../packages/gateway/src/config/load-config.js";
 import { startGateway } from "../packages/gateway/src/start-gateway.js";
 import { basicSessionFactory } from "./gateway-basic-session.js";
@@ -13,12 +14,11 @@ import { registerBenchModel } from "./gateway-bench-model.js";
 registerBenchModel();
 const home = resolveTillerHome();
 const basic = process.argv.includes("--engine") && process.argv[process.argv.indexOf("--engine") + 1] === "basic";
-const server = await startGateway({
+const started = startGateway({
   home,
   port: 0,
   ...(basic ? { sessionFactory: basicSessionFactory((id) => join(home, "sessions", "gateway", id)) } : {}),
 });
-process.stdout.write(`listening ${server.url}\n`);
-const stop = (): void => void server.close("signal").then(() => process.exit(0));
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
+// Before `listening` is printed, so the bench's SIGTERM right after a run always gets a clean stop.
+stopOnSignals(started);
+process.stdout.write(`listening ${(await started).url}\n`);

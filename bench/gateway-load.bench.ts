@@ -4,8 +4,10 @@
  * bridge → bus → per-connection frames). Reports events/s, p50/p99 delta latency (model emission → client
  * receipt, same clock) and gateway RSS per session, beside the loopback WebSocket floor measured in the
  * same run: a bare `ws` server in its own process sending the same frames with the same pacing.
- * The reference gateway (openclaw) needs Node ≥ 24 and cannot run here, so the floor is the comparison.
- *   BENCH_SESSIONS=200 BENCH_DELTAS=2000 npm run bench -- gateway
+ * The reference gateway (OpenClaw, Node 24) is compared in gateway-openclaw.bench.ts; here the floor is.
+ * BENCH_TARGETS=floor,tiller,basic,ref,cold picks targets; BENCH_TIMELINE=1 prints latency p50/p99 by emission time
+ * (250 ms windows), which shows where the tail comes from.
+ *   BENCH_SESSIONS=200 BENCH_DELTAS=2000 npm run bench -- gateway-load
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -20,6 +22,7 @@ import { CAP_DELTA_ONLY } from "../packages/gateway/src/server/connection.js";
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 2000);
 const ROOT = join(import.meta.dirname, "..");
+const TL: [number, number][] = [];
 const now = (): number => performance.timeOrigin + performance.now();
 
 interface Result {
@@ -205,6 +208,10 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
             const p = f.payload as { stream: string; data: { delta?: string } };
             if (p.stream !== "assistant" || !p.data.delta) return;
             const n = parseLatency(p.data.delta, at, latencies, s * DELTAS + counts[s]);
+            if (process.env.BENCH_TIMELINE) {
+              const idx = s * DELTAS + counts[s];
+              for (let k = 0; k < n; k++) TL.push([at - latencies[idx + k]!, latencies[idx + k]!]);
+            }
             counts[s] += n;
             received += n;
           },
@@ -226,6 +233,22 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     );
     const seconds = (now() - t0) / 1000;
     const peak = sampler.stop();
+    if (process.env.BENCH_TIMELINE) {
+      const buckets = new Map<number, number[]>();
+      for (const [emit, lat] of TL) {
+        const b = Math.floor((emit - t0) / 250);
+        let a = buckets.get(b);
+        if (!a) buckets.set(b, (a = []));
+        a.push(lat);
+      }
+      for (const [b, a] of [...buckets].sort((x, y) => x[0] - y[0])) {
+        a.sort((x, y) => x - y);
+        console.log(
+          `t=${b * 250}ms n=${a.length} p50=${a[a.length >> 1]?.toFixed(1)} p99=${a[Math.floor(a.length * 0.99)]?.toFixed(1)} max=${a[a.length - 1]?.toFixed(1)}`,
+        );
+      }
+      TL.length = 0;
+    }
     const bad = finals.filter((f) => (f as { status: string }).status !== "ok").length;
     if (bad > 0) throw new Error(`${bad} runs did not end ok`);
     await Promise.all(clients.map((c) => c.close()));
@@ -280,13 +303,23 @@ async function coldStartMs(): Promise<number> {
   }
 }
 
+// BENCH_TARGETS=floor,tiller,basic,ref (default: all) runs only some targets, e.g. to profile one.
+const TARGETS = new Set((process.env.BENCH_TARGETS ?? "floor,tiller,basic,ref,cold").split(","));
+const skipped = (name: string): Result => ({
+  name,
+  events: 0,
+  seconds: Number.NaN,
+  latencies: new Float64Array(0),
+  rssBaseMb: 0,
+  rssPeakMb: 0,
+});
 const cold: number[] = [];
-for (let i = 0; i < 5; i++) cold.push(await coldStartMs());
+if (TARGETS.has("cold")) for (let i = 0; i < 5; i++) cold.push(await coldStartMs());
 cold.sort((a, b) => a - b);
-const floor = summarize(await runFloor());
-const tiller = summarize(await runGateway("agent-session"));
-const basic = summarize(await runGateway("basic"));
-const reference = summarize(await runGateway("agent-session", true));
+const floor = summarize(TARGETS.has("floor") ? await runFloor() : skipped("ws floor"));
+const tiller = summarize(TARGETS.has("tiller") ? await runGateway("agent-session") : skipped("tiller gateway"));
+const basic = summarize(TARGETS.has("basic") ? await runGateway("basic") : skipped("tiller (basic)"));
+const reference = summarize(TARGETS.has("ref") ? await runGateway("agent-session", true) : skipped("tiller, ref. cl."));
 console.log(`${SESSIONS} sessions × ${DELTAS} deltas (${(SESSIONS * DELTAS).toLocaleString()} events per target)`);
 console.log("target          events   seconds   events/s   p50 ms   p99 ms   RSS base→peak MB   RSS/session MB");
 for (const r of [floor, tiller, basic, reference]) {

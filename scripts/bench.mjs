@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs every benchmark in bench/ (files named *.bench.ts), one after another, each in its own process.
+// Runs every benchmark in bench/ (files named *.bench.ts, and the *.check.ts checks), one after another, each in its
+// own process.
 // `npm run bench -- ai` runs only the files whose name contains "ai".
 // First installs bench/reference (pi 1.6.0 and the Node 22 binary it needs; its own lock, outside the workspace)
 // when it is missing; without it (no registry) the benchmarks skip their pi 1.6 rows.
@@ -12,7 +13,8 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const filter = process.argv[2] ?? "";
 const files = readdirSync(join(root, "bench"))
-  .filter((f) => f.endsWith(".bench.ts") && f.includes(filter))
+  // *.check.ts: checks that need bench/reference (the real reference clients), run the same way; a failing one fails.
+  .filter((f) => (f.endsWith(".bench.ts") || f.endsWith(".check.ts")) && f.includes(filter))
   .sort();
 const reference = join(root, "bench", "reference");
 if (files.length > 0 && !existsSync(join(reference, "node_modules", "node", "bin", "node"))) {
@@ -24,6 +26,33 @@ if (files.length > 0 && !existsSync(join(reference, "node_modules", "node", "bin
 // Each bench appends its target rows (bench/summary.ts) to this file; they are printed as one table at the end.
 const summaryDir = mkdtempSync(join(tmpdir(), "tiller-bench-summary-"));
 const summary = join(summaryDir, "targets.jsonl");
+// OpenClaw 2026.9.6 and Node 24 for gateway-openclaw, in their own folder (bench/reference pins Node 22 for pi 1.6).
+// Three steps because openclaw's install scripts refuse any Node below 24: unpack without scripts, let the `node`
+// package fetch its Node 24 binary, then run openclaw's scripts with that binary first on PATH.
+const openclawRef = join(reference, "openclaw");
+if (
+  files.some((f) => f.includes("openclaw")) &&
+  !existsSync(join(openclawRef, "node_modules", "openclaw", "openclaw.mjs"))
+) {
+  console.log(
+    "installing bench/reference/openclaw (OpenClaw 2026.9.6, Node 24): npm ci --prefix bench/reference/openclaw",
+  );
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const node24 = join(openclawRef, "node_modules", "node", "bin");
+  const env = { ...process.env, PATH: `${node24}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}` };
+  const steps = [
+    ["ci", "--prefix", openclawRef, "--ignore-scripts", "--no-audit", "--no-fund"],
+    ["rebuild", "node", "--prefix", openclawRef],
+    ["rebuild", "--prefix", openclawRef],
+  ];
+  for (const step of steps) {
+    const res = spawnSync(npm, step, { stdio: "inherit", cwd: root, env });
+    if (res.status !== 0) {
+      console.log("bench/reference/openclaw could not be installed: gateway-openclaw runs Tiller alone");
+      break;
+    }
+  }
+}
 let failures = 0;
 for (const file of files) {
   console.log(`\n=== ${file} ===`);

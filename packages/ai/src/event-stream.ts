@@ -70,7 +70,10 @@ class PushStream<T, R = T> implements EventStream<T, R> {
 
   private next(): Promise<IteratorResult<T>> {
     if (this.head < this.queue.length) {
-      const value = this.queue[this.head++] as T;
+      const value = this.queue[this.head] as T;
+      // Consumed: release it now, not at the next compaction (up to 1,024 events, each with its partial message,
+      // per stream, for every session streaming at once).
+      this.queue[this.head++] = undefined as T;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
         this.head = 0;

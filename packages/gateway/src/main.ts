@@ -7,7 +7,10 @@ import { startFromArgs, stopOnSignals } from "./cli/gateway-command.js";
 import { resolveTillerHome } from "./config/load-config.js";
 
 const argv = process.env.TILLER_GATEWAY_PORT ? ["--port", process.env.TILLER_GATEWAY_PORT] : [];
-const server = await startFromArgs(argv).catch((err: unknown) => {
+const started = startFromArgs(argv);
+// Installed before the gateway listens, so a SIGTERM right after start-up stops it cleanly (see stopOnSignals).
+stopOnSignals(started);
+const server = await started.catch((err: unknown) => {
   // E.g. another gateway on this home: its message names that gateway and says what to do.
   process.stderr.write(`tiller gateway: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
@@ -29,4 +32,3 @@ const lines = [
   "to the same URL. Ctrl-C stops the gateway.",
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
-stopOnSignals(server);

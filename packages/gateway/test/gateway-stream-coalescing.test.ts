@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: wire payloads are inspected structurally.
 /**
  * The assistant stream's two views. A reference-protocol client (no tiller.delta-only) gets the text coalesced
- * (the first piece at once, then when the unsent text has grown to what it already has, at most every 150 ms),
+ * (the first piece at once, then when the unsent text has grown to what it already has, at most every 150 ms, with
+ * no time-based floor that would make its bytes grow with the run's duration),
  * each event with the cumulative text and the concatenated delta: the text it receives adds up to a small multiple
  * of the reply, seq stays gap-free and the deltas rebuild the text exactly. A delta-only client gets every burst as
  * it comes, without the cumulative text.
@@ -61,6 +62,11 @@ describe("stream coalescing", () => {
     // Gap-free per-run seq.
     expect(r.ev.map((e) => e.seq)).toEqual(r.ev.map((_, i) => i + 1));
     expect(r.assistant.length).toBeLessThan(50);
+    // The run's first text goes out at once, not after the rest of the provider read that carried it.
+    expect(r.assistant[0]?.data.text).toBe("d0 ");
+    const lite = await runCounting("[slow:500:0]", ["tiller.delta-only"]);
+    expect(lite.assistant[0]?.data.delta).toBe("d0 ");
+    expect(lite.assistant.map((e) => e.data.delta).join("")).toBe(reply);
     // One frame per delta with the cumulative text would be ~500 × 1.2 KB; linear is a small multiple of the reply.
     expect(r.assistantBytes).toBeLessThan(reply.length * 2 + r.assistant.length * 400);
   });
@@ -78,12 +84,16 @@ describe("stream coalescing", () => {
     // 8 deltas over ~420 ms: the first at once, then at most one per 150 ms.
     expect(full.assistant.length).toBeLessThanOrEqual(5);
     expect(full.assistant.length).toBeGreaterThanOrEqual(2);
-    // A longer reply streamed over ~1.5 s: each event at least doubles what the client has (or a second passed),
-    // so the cumulative text it receives adds up to about twice the reply, not once per delta.
+    // A longer reply streamed over ~1.5 s: each event at least doubles what the client has, however long the
+    // run lasts, so the cumulative text it receives adds up to about twice the reply, not once per delta or per
+    // second; only the run's end sends what is left sooner.
     const long = await runCounting("[slow:60:25]");
     const longReply = Array.from({ length: 60 }, (_, i) => `d${i} `).join("");
     expect(long.assistant.map((e) => e.data.delta).join("")).toBe(longReply);
-    const cumulative = long.assistant.reduce((n, e) => n + String(e.data.text ?? "").length, 0);
+    const lengths = long.assistant.map((e) => String(e.data.text ?? "").length);
+    for (let i = 1; i < lengths.length - 1; i++)
+      expect(lengths[i] as number).toBeGreaterThanOrEqual(2 * (lengths[i - 1] as number));
+    const cumulative = lengths.reduce((n, l) => n + l, 0);
     expect(cumulative).toBeLessThanOrEqual(longReply.length * 3);
     // Between events the rate holds; only the last may come sooner (the run's end flushes what is left).
     const ts = full.assistant.map((e) => (e as any).ts as number);

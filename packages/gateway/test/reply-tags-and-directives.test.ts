@@ -83,6 +83,30 @@ describe("think tag stripper", () => {
     );
   });
 
+  it("property: any split of text with tags, code spans and plain runs gives what one character at a time gives", () => {
+    const piece = fc.constantFrom(
+      "<think>",
+      "</think>",
+      "<final>",
+      "</final>",
+      "`",
+      "```",
+      "<",
+      ">",
+      "a b",
+      "plain text ",
+      "\n",
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.array(fc.nat(200)), fc.boolean(), (pieces, cuts, enforce) => {
+        const text = pieces.join("");
+        const perChar = Array.from({ length: text.length }, (_, i) => i);
+        expect(strip(text, cuts, enforce)).toEqual(strip(text, perChar, enforce));
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+
   it("is linear: 1 MB in one-character deltas", () => {
     const s = new ThinkTagStripper();
     const unit = "word <b> <think>x</think> `code <think>` ";
@@ -119,6 +143,32 @@ describe("reply directives", () => {
         expect(p.directives).toMatchObject({ mediaUrls: ["/tmp/x.png"], replyToId: "9" });
       }
     }
+  });
+
+  it("property: any split gives the text and directives that one character at a time gives", () => {
+    const piece = fc.constantFrom("[[media:/x.png]]", "[[reply:7]]", "[[voice]]", "[", "]", "`", "```", "plain ", "\n");
+    const run = (text: string, cuts: number[]) => {
+      const p = new ReplyDirectiveParser();
+      let out = "";
+      let prev = 0;
+      for (const cut of [...cuts.filter((c) => c > 0 && c < text.length).sort((a, b) => a - b), text.length]) {
+        out += p.push(text.slice(prev, cut));
+        prev = cut;
+      }
+      return { out: out + p.flush(), directives: p.directives };
+    };
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.array(fc.nat(200)), (pieces, cuts) => {
+        const text = pieces.join("");
+        expect(run(text, cuts)).toEqual(
+          run(
+            text,
+            Array.from({ length: text.length }, (_, i) => i),
+          ),
+        );
+      }),
+      { numRuns: 300, seed: 11 },
+    );
   });
 
   it("unknown or malformed directives, single brackets and directives inside code stay as text", () => {

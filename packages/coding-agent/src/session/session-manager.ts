@@ -3,7 +3,8 @@
  *
  * Contract:
  * - Every append is one whole-line `write` on an append-mode descriptor, issued before the append method returns;
- *   `sync()` fsyncs (AgentSession calls it at each turn end), so a crash after a completed turn loses nothing.
+ *   `sync()` starts an fsync off the event loop (AgentSession calls it at each turn end), so a crash after a completed
+ *   turn loses nothing once it is done; `close()` fsyncs what was written after it.
  * - The file appears with the first entry (header and entry in one write), never empty.
  * - A persisted manager holds a share of its file's writer until `close()` (`writer-registry.ts`): managers of one
  *   file in one process share it; another process that wants to write gets `SessionLockedError` (`lock.ts`).

@@ -73,7 +73,10 @@ export interface SessionWriterHandle {
    * Throws once released.
    */
   append(text: string, header: () => string): void;
-  /** fsyncs what was written (no-op before the first append). */
+  /**
+   * Starts an fsync of what was written, on the thread pool: it never blocks the event loop (a no-op before the
+   * first append or when nothing new was written). The last holder's release fsyncs what is left.
+   */
   sync(): void;
   /** The descriptor's stats, once something was appended. */
   stat(): Stats | undefined;

@@ -3,10 +3,13 @@
  * holder takes the cross-process lock (`lock.ts`) and, at its first append, the one append-mode descriptor; later
  * holders only count a reference. So `create(f)` then `open(f)` in one process never fails with the process's
  * own lock, and appends from all holders are whole lines in one order (each is one `write` on the shared
- * descriptor, on the single JS thread). The descriptor is fsynced and closed, and the lock released, when the
- * last holder releases. Read-only opens never come here.
+ * descriptor, on the single JS thread). `sync()` (each turn end) fsyncs on libuv's thread pool, so one session's
+ * durability work never blocks the event loop every other session streams on; the data is already written (in
+ * the OS), the fsync only makes it survive a power loss. When the last holder releases, what was written since
+ * the last sync is fsynced there and then, the descriptor is closed once no fsync is in flight on it, and the lock
+ * is released. Read-only opens never come here.
  */
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
 import { acquireSessionLock, releaseSessionLock } from "./lock.js";
 import type { SessionWriterHandle } from "./types.js";
@@ -15,6 +18,11 @@ class SharedWriter {
   refs = 0;
   everShared = false;
   fd: number | undefined;
+  /** Written since the last fsync was started. */
+  private dirty = false;
+  /** fsyncs in flight on the thread pool; the descriptor stays open until they are done. */
+  private syncing = 0;
+  private closeWhenSynced: number | undefined;
 
   constructor(readonly file: string) {}
 
@@ -34,6 +42,28 @@ class SharedWriter {
       this.fd = fd;
     }
     writeSync(this.fd, out);
+    this.dirty = true;
+  }
+
+  /** Starts an fsync of what was written so far, off the event loop (a no-op when nothing new was written). */
+  sync(): void {
+    const fd = this.fd;
+    if (fd === undefined || !this.dirty) return;
+    this.dirty = false;
+    this.syncing++;
+    fsync(fd, (err) => {
+      this.syncing--;
+      // A failed fsync leaves the data unsynced: the close fsyncs again (and reports the error there).
+      if (err && this.fd === fd) this.dirty = true;
+      if (this.syncing === 0 && this.closeWhenSynced === fd) {
+        this.closeWhenSynced = undefined;
+        try {
+          closeSync(fd);
+        } catch {
+          // Nothing to report it to: the data is written and was just synced.
+        }
+      }
+    });
   }
 
   close(): void {
@@ -41,9 +71,12 @@ class SharedWriter {
     const fd = this.fd;
     this.fd = undefined;
     try {
-      fsyncSync(fd);
+      // Usually a no-op: the turn end already started the fsync of everything written.
+      if (this.dirty) fsyncSync(fd);
+      this.dirty = false;
     } finally {
-      closeSync(fd);
+      if (this.syncing > 0) this.closeWhenSynced = fd;
+      else closeSync(fd);
     }
   }
 }
@@ -84,7 +117,7 @@ export function acquireSessionWriter(path: string): SessionWriterHandle {
       writer.append(text, header);
     },
     sync() {
-      if (!released && writer.fd !== undefined) fsyncSync(writer.fd);
+      if (!released) writer.sync();
     },
     stat() {
       return !released && writer.fd !== undefined ? fstatSync(writer.fd) : undefined;

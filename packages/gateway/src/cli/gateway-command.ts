@@ -100,7 +100,11 @@ async function run(argv: readonly string[]): Promise<number> {
     process.stderr.write(`tiller gateway: unknown command "${argv[0]}"\n${HELP}\n`);
     return 2;
   }
-  const server = await startFromArgs(argv[0] === "run" || argv[0] === "start" ? argv.slice(1) : argv);
+  const started = startFromArgs(argv[0] === "run" || argv[0] === "start" ? argv.slice(1) : argv);
+  // Before anything is printed: a supervisor that sends SIGTERM as soon as it reads "listening" must get a clean
+  // stop, never the default action (killed with the home lock and sessions left as they were).
+  stopOnSignals(started);
+  const server = await started;
   process.stdout.write(`listening ${server.url}\n`);
   if (server.core.models.isOffline) {
     process.stdout.write(
@@ -109,17 +113,30 @@ async function run(argv: readonly string[]): Promise<number> {
   } else {
     process.stdout.write(`model: ${server.core.models.defaultRef}\n`);
   }
-  stopOnSignals(server);
   return new Promise<number>(() => {});
 }
 
-/** Ctrl-C / SIGTERM: let plugins see gateway_stop, close every connection and run, then exit 0. */
-export function stopOnSignals(server: GatewayServer): void {
+/**
+ * Ctrl-C / SIGTERM: let plugins see gateway_stop, close every connection and run, then exit 0. Given the start's
+ * promise, it is installed before the gateway listens: a signal during start-up waits for the start and then stops
+ * it (a start that fails reports its own error and exit code).
+ */
+export function stopOnSignals(server: GatewayServer | Promise<GatewayServer>): void {
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    void server.close("signal").then(() => process.exit(0));
+    Promise.resolve(server).then(
+      (s) =>
+        s.close("signal").then(
+          () => process.exit(0),
+          (err: unknown) => {
+            process.stderr.write(`tiller gateway: stopping failed: ${String(err)}\n`);
+            process.exit(1);
+          },
+        ),
+      () => undefined,
+    );
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

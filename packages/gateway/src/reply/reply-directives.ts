@@ -21,7 +21,8 @@ const DIRECTIVE = /^\[\[\s*([a-z_]+)\s*(?::\s*([^\]\n]*?))?\s*\]\]$/i;
 export class ReplyDirectiveParser {
   private pending = "";
   private readonly code = new CodeSpanTracker();
-  private out = "";
+  /** The current delta's visible text, as pieces joined once per delta (see ThinkTagStripper's `text`). */
+  private out: string[] = [];
   private state: ReplyDirectives = { mediaUrls: [], audioAsVoice: false, replyToCurrent: false };
 
   /** Directives seen so far. */
@@ -31,23 +32,28 @@ export class ReplyDirectiveParser {
 
   /** Feeds a delta; returns the text with complete directives removed (partial ones are held). */
   push(delta: string): string {
+    if (!this.pending && delta.indexOf("[") < 0 && delta.indexOf("`") < 0) {
+      // Plain text: no directive can start and the code state can only change at its first character.
+      if (delta) this.code.feed(delta[0] as string);
+      return this.out.length === 0 ? delta : this.out.join("") + delta;
+    }
     for (let i = 0; i < delta.length; i++) this.feed(delta[i] as string);
-    const out = this.out;
-    this.out = "";
+    const out = this.out.join("");
+    this.out.length = 0;
     return out;
   }
 
   /** Ends the stream: a held partial directive is released as literal text. */
   flush(): string {
-    const out = this.out + this.pending;
-    this.out = "";
+    const out = this.out.join("") + this.pending;
+    this.out.length = 0;
     this.pending = "";
     return out;
   }
 
   reset(): void {
     this.pending = "";
-    this.out = "";
+    this.out.length = 0;
     this.code.reset();
     this.state = { mediaUrls: [], audioAsVoice: false, replyToCurrent: false };
   }
@@ -79,14 +85,14 @@ export class ReplyDirectiveParser {
       this.pending = "[";
       return;
     }
-    this.out += ch;
+    this.out.push(ch);
   }
 
   /** Emits held text as literal; its first "[" was already fed to the code tracker. */
   private release(held: string): void {
     this.pending = "";
     for (let i = 1; i < held.length; i++) this.code.feed(held[i] as string);
-    this.out += held;
+    this.out.push(held);
   }
 
   private apply(tag: string): boolean {

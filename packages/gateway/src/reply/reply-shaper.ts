@@ -93,7 +93,11 @@ interface MessageState {
   stripper: ThinkTagStripper;
   directives: ReplyDirectiveParser;
   chunker?: BlockChunker;
-  text: string;
+  /**
+   * The message's visible text as pieces, joined when read (`messageText`): `+=` per delta would keep a rope node
+   * per delta for the whole message, in every session streaming at once.
+   */
+  text: string[];
   reasoning: string;
   started: boolean;
   /** Text held while the reply could still be the silent token. */
@@ -104,6 +108,12 @@ interface MessageState {
   replySent: boolean;
   reasoningSent: boolean;
   blocks: number;
+}
+
+/** A message's visible text so far (joined once; later pieces are appended to the joined text). */
+function messageText(m: MessageState): string {
+  if (m.text.length > 1) m.text = [m.text.join("")];
+  return m.text[0] ?? "";
 }
 
 interface FinishedText {
@@ -240,7 +250,7 @@ export class ReplyShaper {
       stripper: new ThinkTagStripper({ enforceFinalTag: this.opts.enforceFinalTag }),
       directives: new ReplyDirectiveParser(),
       chunker: bs ? new BlockChunker(bs) : undefined,
-      text: "",
+      text: [],
       reasoning: "",
       started: false,
       held: "",
@@ -298,8 +308,16 @@ export class ReplyShaper {
 
   private emitVisible(s: string): void {
     const m = this.msg as MessageState;
-    m.text += s;
-    this.opts.onAssistantDelta?.({ text: m.text, delta: s });
+    m.text.push(s);
+    if (this.opts.onAssistantDelta) {
+      // The text so far is joined only if the listener reads it.
+      this.opts.onAssistantDelta({
+        delta: s,
+        get text() {
+          return messageText(m);
+        },
+      });
+    }
     if (m.chunker) {
       m.chunker.append(s);
       if (this.opts.blockStreaming && this.opts.blockStreaming.break === "text_end") this.drainBlocks(false);
@@ -359,7 +377,7 @@ export class ReplyShaper {
       this.emitVisible(held);
     }
     this.msg = undefined;
-    const text = silent ? "" : m.text.trim();
+    const text = silent ? "" : messageText(m).trim();
     if (m.chunker && !silent) {
       for (const block of m.chunker.flush()) this.sendBlock(m, block);
       // Media parsed after the last block still goes out, on its own.

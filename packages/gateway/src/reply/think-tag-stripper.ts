@@ -40,8 +40,13 @@ export class ThinkTagStripper {
   private inFinal = false;
   private pending = "";
   private readonly code = new CodeSpanTracker();
-  private text = "";
-  private reasoning = "";
+  /**
+   * What the current delta contributed, a character or a released tag at a time. Kept as pieces and joined once
+   * per delta: `+=` per character would make every delta a rope of one node per character past the 13th, and the
+   * reply text built from them would keep those nodes for the whole run.
+   */
+  private text: string[] = [];
+  private reasoning: string[] = [];
 
   constructor(options: ThinkTagStripperOptions = {}) {
     this.enforceFinal = options.enforceFinalTag === true;
@@ -51,6 +56,13 @@ export class ThinkTagStripper {
   sawFinal = false;
 
   push(delta: string): StrippedDelta {
+    if (!this.pending && delta.indexOf("<") < 0 && delta.indexOf("`") < 0) {
+      // Plain text (the usual delta): no tag can start and, past its first character, the code state cannot
+      // change, so it goes out whole. The same result as feeding it character by character, without the work.
+      if (delta && !this.inThink) this.code.feed(delta[0] as string);
+      this.emit(delta);
+      return this.take();
+    }
     for (let i = 0; i < delta.length; i++) this.feed(delta[i] as string);
     return this.take();
   }
@@ -69,21 +81,22 @@ export class ThinkTagStripper {
     this.inFinal = false;
     this.pending = "";
     this.code.reset();
-    this.text = "";
-    this.reasoning = "";
+    this.text = [];
+    this.reasoning = [];
     this.sawFinal = false;
   }
 
   private take(): StrippedDelta {
-    const out = { text: this.text, reasoning: this.reasoning };
-    this.text = "";
-    this.reasoning = "";
+    const join = (parts: string[]): string => (parts.length === 1 ? (parts[0] as string) : parts.join(""));
+    const out = { text: join(this.text), reasoning: join(this.reasoning) };
+    this.text.length = 0;
+    this.reasoning.length = 0;
     return out;
   }
 
   private emit(s: string): void {
-    if (this.inThink) this.reasoning += s;
-    else if (!this.enforceFinal || this.inFinal) this.text += s;
+    if (this.inThink) this.reasoning.push(s);
+    else if (!this.enforceFinal || this.inFinal) this.text.push(s);
   }
 
   private feed(ch: string): void {

@@ -6,11 +6,12 @@
  *
  * The assistant stream has two views (see `Audience` in event-bus.ts). Delta-only clients get every burst — the
  * text deltas of one event-loop turn (one provider read) as one event — with the delta alone. Reference-protocol
- * clients get the text coalesced, as the reference gateway coalesces: the first piece at once, then an event when
- * the unsent text is at least as long as what they already have (so the cumulative text they receive adds up to
- * about twice the reply: bytes linear in its length), and at least every COARSE_TEXT_MAX_MS, never more often than
- * every COARSE_TEXT_MS. The chat deltas go out with those. Any other event of the run flushes both views first, so order is kept, and the end flushes them
- * before the final.
+ * clients get the text coalesced: the first piece at once, then an event when the unsent text is at least as long
+ * as what they already have, never more often than every COARSE_TEXT_MS. So the cumulative text they receive adds up
+ * to at most about twice the reply, however long or slow the run (bytes linear in its length; a time-based floor
+ * such as "at least every second" would make them grow with the reply's length times its duration). The chat
+ * deltas go out with those. Any other event of the run flushes both views first, so order is kept; the end flushes
+ * the assistant view and leaves the chat view to the final, which carries the whole text.
  */
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
@@ -20,10 +21,8 @@ import type { EventBus } from "./event-bus.js";
 import type { RunOutcome } from "./run-types.js";
 
 export const CHAT_DELTA_THROTTLE_MS = 150;
-/** Reference-protocol clients get at most one assistant event (and chat delta) per this many ms… */
+/** Reference-protocol clients get at most one assistant event (and chat delta) per this many ms. */
 export const COARSE_TEXT_MS = CHAT_DELTA_THROTTLE_MS;
-/** …and at least one per this many ms while text is coming, however long the reply already is. */
-export const COARSE_TEXT_MAX_MS = 1000;
 
 /** Which run the events belong to. */
 export interface RunAddress {
@@ -32,25 +31,34 @@ export interface RunAddress {
 }
 
 export class EventBridge {
-  /** The reply text so far (assistant text of this run, turns separated by a blank line). */
-  text = "";
+  /**
+   * The reply text so far as pieces, joined (into one flat string) only when it is read. `+=` per delta would
+   * build a rope of one 32-byte node per delta that lives as long as the run, for every session.
+   */
+  private parts: string[] = [];
+  private textLength = 0;
   private lastCoarseAt = 0;
-  /** Text not yet sent to reference-protocol clients, and the timer that sends it. */
-  private coarseDelta = "";
+  /** Length of the text reference-protocol clients have; the rest goes out when due (the timer's). */
+  private coarseSentLength = 0;
   private coarseTimer: NodeJS.Timeout | undefined;
-  private coarseDueAt = 0;
   private lastAssistantSeq = 0;
-  /** Length of `text` when the last chat delta went out: the next one carries only what came after. */
+  /** Length of the text when the last chat delta went out: the next one carries only what came after. */
   private chatSentLength = 0;
   private sawTextInMessage = false;
   /** Text deltas of the current event-loop turn not sent yet (one `assistant` event at the turn's end). */
-  private pendingDelta = "";
+  private pending: string[] = [];
   private flushScheduled = false;
 
   constructor(
     private readonly run: RunAddress,
     private readonly bus: EventBus,
   ) {}
+
+  /** The reply text so far (assistant text of this run, turns separated by a blank line). */
+  get text(): string {
+    if (this.parts.length > 1) this.parts = [this.parts.join("")];
+    return this.parts[0] ?? "";
+  }
 
   /** Emits one `agent` event of this run; returns its seq. Droppable: may be skipped for a slow client. */
   emit(stream: AgentStream, data: Record<string, unknown>, droppable = false): number {
@@ -146,7 +154,7 @@ export class EventBridge {
    */
   end(outcome: RunOutcome): void {
     this.flushText();
-    this.flushCoarse();
+    this.flushCoarse(true);
     const endedAt = outcome.endedAt;
     let seq: number;
     if (outcome.status === "ok") {
@@ -194,7 +202,8 @@ export class EventBridge {
     this.lifecycle({ phase: "start", startedAt: outcome.startedAt });
     const text = outcome.result.payloads.map((p) => p.text).join("\n\n");
     if (text) {
-      this.text = text;
+      this.parts = [text];
+      this.textLength = this.coarseSentLength = this.chatSentLength = text.length;
       this.emit("assistant", { text, delta: text });
     }
     this.end(outcome);
@@ -202,15 +211,25 @@ export class EventBridge {
 
   private appendText(delta: string): void {
     if (delta.length === 0) return;
-    if (!this.sawTextInMessage && this.text.length > 0) {
+    if (!this.sawTextInMessage && this.textLength > 0) {
       this.flushText();
       this.flushCoarse();
-      this.text += "\n\n";
+      this.parts.push("\n\n");
+      this.textLength += 2;
+      // The assistant deltas join the messages without it (only `text` has it); chat's deltaText keeps it.
+      this.coarseSentLength += 2;
     }
     this.sawTextInMessage = true;
-    this.text += delta;
-    this.pendingDelta += delta;
-    this.coarseDelta += delta;
+    const first = this.textLength === 0;
+    this.parts.push(delta);
+    this.textLength += delta.length;
+    this.pending.push(delta);
+    // The run's first text goes out now: a provider read can carry hundreds of deltas, processed in one chain of
+    // microtasks, and the time to the first token is what a user waits for.
+    if (first) {
+      this.flushText();
+      return;
+    }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flushText());
@@ -220,61 +239,66 @@ export class EventBridge {
   /** Sends the burst of text deltas to delta-only clients, and to the others when the rate allows. */
   private flushText(): void {
     this.flushScheduled = false;
-    if (this.pendingDelta.length === 0) return;
-    const delta = this.pendingDelta;
-    this.pendingDelta = "";
+    if (this.pending.length === 0) return;
+    const delta = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join("");
+    this.pending = [];
     this.bus.emitAgent(this.run.runId, this.run.sessionKey, "assistant", { delta }, true, "lite");
     this.scheduleCoarse();
   }
 
-  /** Sends the coalesced text now when it is due, else arms the timer for when it will be. */
+  /**
+   * Sends the coalesced text when it has grown to what reference clients already have and the minimum gap has
+   * passed (else arms the timer for the gap); until it has grown that far it waits for more text or the run's end.
+   */
   private scheduleCoarse(): void {
+    if (this.coarseTimer) return;
+    if (this.textLength - this.coarseSentLength < this.coarseSentLength) return;
     const now = Date.now();
-    const sent = this.text.length - this.coarseDelta.length;
-    // Grown to what the client already has: due after the minimum gap; else within the maximum one.
-    const dueAt = this.lastCoarseAt + (this.coarseDelta.length >= sent ? COARSE_TEXT_MS : COARSE_TEXT_MAX_MS);
+    const dueAt = this.lastCoarseAt + COARSE_TEXT_MS;
     if (now >= dueAt) {
       this.flushCoarse();
       return;
     }
-    if (this.coarseTimer && this.coarseDueAt <= dueAt) return;
-    if (this.coarseTimer) clearTimeout(this.coarseTimer);
-    this.coarseDueAt = dueAt;
     this.coarseTimer = setTimeout(() => this.flushCoarse(), dueAt - now);
   }
 
-  /** Sends the coalesced text to reference-protocol clients (cumulative text) and the chat delta. */
-  private flushCoarse(): void {
+  /**
+   * Sends the coalesced text to reference-protocol clients (cumulative text) and, unless the run is ending (its
+   * final carries the whole text), the chat delta.
+   */
+  private flushCoarse(ending = false): void {
     if (this.coarseTimer) {
       clearTimeout(this.coarseTimer);
       this.coarseTimer = undefined;
     }
-    if (this.coarseDelta.length === 0) return;
-    const delta = this.coarseDelta;
-    this.coarseDelta = "";
+    if (this.textLength === this.coarseSentLength) return;
+    const text = this.text;
+    const delta = text.slice(this.coarseSentLength);
+    this.coarseSentLength = text.length;
     const now = Date.now();
     this.lastCoarseAt = now;
     this.lastAssistantSeq = this.bus.emitAgent(
       this.run.runId,
       this.run.sessionKey,
       "assistant",
-      { text: this.text, delta },
+      { text, delta },
       true,
       "full",
     );
-    this.emitChatDelta(now);
+    if (ending) this.chatSentLength = text.length;
+    else this.emitChatDelta(text, now);
   }
 
-  private emitChatDelta(ts: number): void {
-    const deltaText = this.text.slice(this.chatSentLength);
-    this.chatSentLength = this.text.length;
+  private emitChatDelta(text: string, ts: number): void {
+    const deltaText = text.slice(this.chatSentLength);
+    this.chatSentLength = text.length;
     this.bus.emitChat(
       {
         runId: this.run.runId,
         sessionKey: this.run.sessionKey,
         seq: this.lastAssistantSeq,
         state: "delta",
-        message: { role: "assistant", content: [{ type: "text", text: this.text }], timestamp: ts },
+        message: { role: "assistant", content: [{ type: "text", text }], timestamp: ts },
         deltaText,
       },
       true,
