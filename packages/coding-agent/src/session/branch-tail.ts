@@ -1,0 +1,236 @@
+/**
+ * Reading what the model sees at a session's leaf from the END of the file, newest first, without reading the
+ * rest: a history page (`chat.history`) then costs the bytes of its own entries, not the transcript's length.
+ *
+ * Why a backward walk and not an index of entry offsets: entries are only ever appended, and every entry's parent
+ * was written before it, so the branch at the leaf (the last entry of the file) is found by reading backwards and
+ * keeping each line whose id is the wanted parent. That needs no state between calls, no pass over the whole file
+ * on the first request after a start, and no memory per session; a `BranchPosition` (line offset + wanted parent
+ * id) resumes the walk exactly where a page stopped. Lines of abandoned branches are skipped by a byte search for
+ * the wanted id, without decoding or parsing them.
+ *
+ * Same rules as `contextOfPath` (path-context.ts): behind the latest compaction on the branch only its kept
+ * entries (from `firstKeptEntryId`) are context; a malformed line is skipped (a torn last line is what a crash
+ * mid-append leaves), and so is a line that is not a session entry. Files of format v1 (no ids) cannot be walked:
+ * `SessionTail.canWalk` says so, and the caller reads those whole.
+ */
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { AgentMessage } from "@tiller/agent";
+import { entryMessage } from "./path-context.js";
+import { SessionFileError } from "./reader.js";
+import type { BranchPosition, BranchStep, CompactionEntry, SessionEntry, SessionHeader } from "./types.js";
+
+const CHUNK_BYTES = 64 * 1024;
+const NEWLINE = 10;
+
+/** Bytes read and lines parsed by every `SessionTail` of this process (for tests and benchmarks). */
+export const sessionTailStats = { bytesRead: 0, linesParsed: 0 };
+
+/** Thrown by `SessionTail.walk` for a position that is not a line start of this file (another or a shorter file). */
+export class BranchPositionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BranchPositionError";
+  }
+}
+
+interface Line {
+  /** File offset of the line's first byte. */
+  start: number;
+  /** The line's bytes (a view: valid until the next line is taken). */
+  bytes: Buffer;
+}
+
+/** One open session file, read from its end. Close it when done. */
+export class SessionTail {
+  readonly header: SessionHeader;
+  /** File size when opened: what the walks see (later appends are not). */
+  readonly size: number;
+  private constructor(
+    private readonly fd: number,
+    readonly path: string,
+  ) {
+    this.size = fstatSync(fd).size;
+    this.header = this.readHeader();
+  }
+
+  /** Opens `path`; throws `SessionFileError` when it is not a session file and the fs error when unreadable. */
+  static open(path: string): SessionTail {
+    const fd = openSync(path, "r");
+    try {
+      return new SessionTail(fd, path);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  /** False for format v1 files (entries without ids): read those with `readSessionFile`. */
+  get canWalk(): boolean {
+    return (this.header.version ?? 1) >= 3;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /**
+   * Calls `visit` with each context message of the branch at the leaf, newest first, starting after `from` (a
+   * `step.resume` of an earlier walk of this file) or at the leaf. `visit` returns false to stop. Returns true
+   * when the walk reached the start of the context (nothing older is left), false when `visit` stopped it.
+   */
+  walk(from: BranchPosition | undefined, visit: (step: BranchStep) => boolean): boolean {
+    let pos: BranchPosition;
+    if (from) {
+      if (!this.isLineStart(from.offset))
+        throw new BranchPositionError(`offset ${from.offset} is not a line start of ${this.path} (${this.size} bytes)`);
+      pos = from;
+    } else {
+      const leaf = this.lastEntry();
+      if (!leaf) return true;
+      // The leaf itself is the first entry wanted: start the walk just after its line.
+      pos = { offset: leaf.end, nextId: leaf.entry.id };
+    }
+    let keptFrom = pos.keptFrom;
+    for (const found of this.branch(pos.offset, pos.nextId)) {
+      const e = found.entry;
+      if (keptFrom === undefined && e.type === "compaction") {
+        // The latest compaction on the branch: older entries are context only from its first kept entry on,
+        // and only when that entry is on the branch (else nothing older is).
+        const c = e as CompactionEntry;
+        if (!this.onBranch(found.start, e.parentId, c.firstKeptEntryId)) return true;
+        keptFrom = c.firstKeptEntryId;
+        continue;
+      }
+      const last = keptFrom !== undefined && e.id === keptFrom;
+      const message = entryMessage(e);
+      if (message) {
+        const resume: BranchPosition = {
+          offset: found.start,
+          nextId: last ? null : e.parentId,
+          ...(keptFrom !== undefined ? { keptFrom } : {}),
+        };
+        if (!visit({ entry: e, message: message as AgentMessage, resume })) return false;
+      }
+      if (last) return true;
+    }
+    return true;
+  }
+
+  /** Whether `id` is on the branch that continues before `offset` with the entry `nextId`. */
+  private onBranch(offset: number, nextId: string | null, id: string): boolean {
+    for (const found of this.branch(offset, nextId)) if (found.entry.id === id) return true;
+    return false;
+  }
+
+  /** The entries of the branch, newest first: `nextId`, its parent, … found in the lines before `offset`. */
+  private *branch(offset: number, nextId: string | null): Generator<{ entry: SessionEntry; start: number }> {
+    let want = nextId;
+    if (want === null) return;
+    for (const line of this.linesBefore(offset)) {
+      // A byte search first: lines of other branches are never decoded.
+      if (line.bytes.indexOf(want) < 0) continue;
+      const entry = this.parse(line);
+      if (!entry || entry.id !== want) continue;
+      yield { entry, start: line.start };
+      want = entry.parentId;
+      if (want === null) return;
+    }
+  }
+
+  private parse(line: Line): SessionEntry | undefined {
+    sessionTailStats.linesParsed++;
+    let v: unknown;
+    try {
+      v = JSON.parse(line.bytes.toString("utf8"));
+    } catch {
+      return undefined; // malformed or torn
+    }
+    if (v === null || typeof v !== "object") return undefined;
+    const e = v as { type?: unknown; id?: unknown };
+    if (typeof e.type !== "string" || e.type === "session" || line.start === 0) return undefined;
+    return v as SessionEntry;
+  }
+
+  /** The last line of the file that is a session entry (the leaf), with the offset after its line. */
+  private lastEntry(): { entry: SessionEntry; start: number; end: number } | undefined {
+    for (const line of this.linesBefore(this.size)) {
+      if (line.bytes.length === 0) continue;
+      const entry = this.parse(line);
+      if (entry && typeof entry.id === "string")
+        return { entry, start: line.start, end: line.start + line.bytes.length };
+    }
+    return undefined;
+  }
+
+  private isLineStart(offset: number): boolean {
+    if (!Number.isInteger(offset) || offset <= 0 || offset > this.size) return false;
+    const one = Buffer.alloc(1);
+    return this.read(one, 0, 1, offset - 1) === 1 && one[0] === NEWLINE;
+  }
+
+  /**
+   * The lines that end before `end`, last first (the bytes after the last newline count as a line: a torn or
+   * unterminated last line). Reads backwards in chunks; a line longer than a chunk doubles the read, so a long
+   * line costs its length, not its length squared.
+   */
+  private *linesBefore(end: number): Generator<Line> {
+    let pos = end; // buf holds the file bytes [pos, lineEnd)
+    let buf = Buffer.alloc(0);
+    let lineEnd = end;
+    for (;;) {
+      const have = lineEnd - pos;
+      const nl = have > 0 ? buf.lastIndexOf(NEWLINE, have - 1) : -1;
+      if (nl >= 0) {
+        yield { start: pos + nl + 1, bytes: buf.subarray(nl + 1, have) };
+        lineEnd = pos + nl;
+        continue;
+      }
+      if (pos === 0) {
+        if (have > 0) yield { start: 0, bytes: buf.subarray(0, have) };
+        return;
+      }
+      const n = Math.min(Math.max(CHUNK_BYTES, have), pos);
+      const next = Buffer.allocUnsafe(n + have);
+      const got = this.read(next, 0, n, pos - n);
+      if (got !== n) throw new SessionFileError(`${this.path}: shrank while being read`, this.path);
+      buf.copy(next, n, 0, have);
+      buf = next;
+      pos -= n;
+    }
+  }
+
+  private readHeader(): SessionHeader {
+    let buf = Buffer.allocUnsafe(Math.min(4096, Math.max(this.size, 1)));
+    let filled = 0;
+    for (;;) {
+      const n = this.read(buf, filled, Math.min(buf.length - filled, this.size - filled), filled);
+      filled += n;
+      const nl = buf.subarray(0, filled).indexOf(NEWLINE);
+      if (nl >= 0 || filled >= this.size || n === 0) {
+        const text = buf.toString("utf8", 0, nl >= 0 ? nl : filled);
+        let v: SessionHeader | undefined;
+        try {
+          v = JSON.parse(text) as SessionHeader;
+        } catch {
+          v = undefined;
+        }
+        if (!v || typeof v !== "object" || v.type !== "session" || typeof v.id !== "string")
+          throw new SessionFileError(`${this.path}: not a session file (line 1 is not a session header)`, this.path);
+        return v;
+      }
+      if (filled === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, filled);
+        buf = bigger;
+      }
+    }
+  }
+
+  private read(buf: Buffer, at: number, len: number, position: number): number {
+    if (len <= 0) return 0;
+    const n = readSync(this.fd, buf, at, len, position);
+    sessionTailStats.bytesRead += n;
+    return n;
+  }
+}
