@@ -80,19 +80,11 @@ export class SessionTail {
    * when the walk reached the start of the context (nothing older is left), false when `visit` stopped it.
    */
   walk(from: BranchPosition | undefined, visit: (step: BranchStep) => boolean): boolean {
-    let pos: BranchPosition;
-    if (from) {
-      if (!this.isLineStart(from.offset))
-        throw new BranchPositionError(`offset ${from.offset} is not a line start of ${this.path} (${this.size} bytes)`);
-      pos = from;
-    } else {
-      const leaf = this.lastEntry();
-      if (!leaf) return true;
-      // The leaf itself is the first entry wanted: start the walk just after its line.
-      pos = { offset: leaf.end, nextId: leaf.entry.id };
-    }
-    let keptFrom = pos.keptFrom;
-    for (const found of this.branch(pos.offset, pos.nextId)) {
+    if (from && !this.isLineStart(from.offset))
+      throw new BranchPositionError(`offset ${from.offset} is not a line start of ${this.path} (${this.size} bytes)`);
+    let keptFrom = from?.keptFrom;
+    // Without a position the walk starts at the leaf: the last entry of the file.
+    for (const found of this.branch(from ? from.offset : this.size, from ? from.nextId : undefined)) {
       const e = found.entry;
       if (keptFrom === undefined && e.type === "compaction") {
         // The latest compaction on the branch: older entries are context only from its first kept entry on,
@@ -123,15 +115,22 @@ export class SessionTail {
     return false;
   }
 
-  /** The entries of the branch, newest first: `nextId`, its parent, … found in the lines before `offset`. */
-  private *branch(offset: number, nextId: string | null): Generator<{ entry: SessionEntry; start: number }> {
+  /**
+   * The entries of the branch, newest first: `nextId`, its parent, … found in the lines before `offset`;
+   * `nextId` undefined: starting with the last entry there (the leaf).
+   */
+  private *branch(
+    offset: number,
+    nextId: string | null | undefined,
+  ): Generator<{ entry: SessionEntry; start: number }> {
     let want = nextId;
     if (want === null) return;
     for (const line of this.linesBefore(offset)) {
+      if (line.bytes.length === 0) continue;
       // A byte search first: lines of other branches are never decoded.
-      if (line.bytes.indexOf(want) < 0) continue;
+      if (want !== undefined && line.bytes.indexOf(want) < 0) continue;
       const entry = this.parse(line);
-      if (!entry || entry.id !== want) continue;
+      if (!entry || typeof entry.id !== "string" || (want !== undefined && entry.id !== want)) continue;
       yield { entry, start: line.start };
       want = entry.parentId;
       if (want === null) return;
@@ -150,17 +149,6 @@ export class SessionTail {
     const e = v as { type?: unknown; id?: unknown };
     if (typeof e.type !== "string" || e.type === "session" || line.start === 0) return undefined;
     return v as SessionEntry;
-  }
-
-  /** The last line of the file that is a session entry (the leaf), with the offset after its line. */
-  private lastEntry(): { entry: SessionEntry; start: number; end: number } | undefined {
-    for (const line of this.linesBefore(this.size)) {
-      if (line.bytes.length === 0) continue;
-      const entry = this.parse(line);
-      if (entry && typeof entry.id === "string")
-        return { entry, start: line.start, end: line.start + line.bytes.length };
-    }
-    return undefined;
   }
 
   private isLineStart(offset: number): boolean {
