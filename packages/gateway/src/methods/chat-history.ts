@@ -44,13 +44,16 @@ interface TailCursor {
 
 type Cursor = ListCursor | TailCursor;
 
-const ID = "[A-Za-z0-9_-]+";
-const TAIL_CURSOR = new RegExp(`^h2\\.(\\d+)\\.(\\d+)\\.(-|${ID})\\.(-|${ID})\\.(.+)$`);
+// Entry ids travel base64url-encoded (an empty field: none), so any id a v3 file holds fits between the dots.
+const TAIL_CURSOR = /^h2\.(\d+)\.(\d+)\.([A-Za-z0-9_-]*)\.([A-Za-z0-9_-]*)\.(.+)$/;
+const id64 = (id: string | null | undefined): string => (id ? Buffer.from(id).toString("base64url") : "");
+const unId64 = (field: string): string | undefined =>
+  field ? Buffer.from(field, "base64url").toString("utf8") : undefined;
 
 function encode(c: Cursor): string {
   if (c.kind === "list") return `h1.${c.compactions}.${c.index}.${c.sessionId}`;
   const { offset, nextId, keptFrom } = c.at;
-  return `h2.${c.compactions}.${offset}.${nextId ?? "-"}.${keptFrom ?? "-"}.${c.sessionId}`;
+  return `h2.${c.compactions}.${offset}.${id64(nextId)}.${id64(keptFrom)}.${c.sessionId}`;
 }
 
 function decode(raw: string): Cursor | undefined {
@@ -58,8 +61,9 @@ function decode(raw: string): Cursor | undefined {
   if (l) return { kind: "list", compactions: Number(l[1]), index: Number(l[2]), sessionId: l[3] as string };
   const t = TAIL_CURSOR.exec(raw);
   if (!t) return undefined;
-  const at: BranchPosition = { offset: Number(t[2]), nextId: t[3] === "-" ? null : (t[3] as string) };
-  if (t[4] !== "-") at.keptFrom = t[4] as string;
+  const at: BranchPosition = { offset: Number(t[2]), nextId: unId64(t[3] as string) ?? null };
+  const keptFrom = unId64(t[4] as string);
+  if (keptFrom !== undefined) at.keptFrom = keptFrom;
   return { kind: "tail", compactions: Number(t[1]), at, sessionId: t[5] as string };
 }
 
