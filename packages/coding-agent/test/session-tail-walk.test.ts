@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@tiller/agent";
 import { afterAll, describe, expect, it } from "vitest";
-import { BranchPositionError, type BranchStep, SessionManager, SessionTail } from "../src/index.js";
+import { BranchPositionError, type BranchStep, readSessionInfo, SessionManager, SessionTail } from "../src/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tiller-tail-walk-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -120,5 +120,21 @@ describe("SessionTail.walk", () => {
     sm.close();
     expect(walkAll(file).map((s) => s.message)).toEqual(wholeContext(file));
     expect(walkAll(file)).toHaveLength(1);
+  });
+
+  it("the listing takes a long file's latest name from its tail, through the same backward reader", () => {
+    const sm = newSession("listing");
+    sm.appendMessage(user("the question"));
+    sm.appendSessionInfo("first name");
+    for (let i = 0; i < 200; i++) sm.appendMessage(user(`filler ${i} ${"z".repeat(300)}`));
+    sm.appendSessionInfo("latest name");
+    sm.appendMessage(user("w".repeat(40 * 1024))); // one line longer than the tail read, ending the file
+    sm.appendSessionInfo("final name");
+    const file = sm.getSessionFile() as string;
+    sm.close();
+    expect(readSessionInfo(file, { headBytes: 4096, tailBytes: 8192 })).toMatchObject({
+      name: "final name",
+      firstMessage: "the question",
+    });
   });
 });

@@ -18,9 +18,9 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { AgentMessage } from "@tiller/agent";
 import { entryMessage } from "./path-context.js";
 import { SessionFileError } from "./reader.js";
+import { linesBackward, type ReadAt, type TailLine } from "./tail-lines.js";
 import type { BranchPosition, BranchStep, CompactionEntry, SessionEntry, SessionHeader } from "./types.js";
 
-const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 10;
 
 /** Bytes read and lines parsed by every `SessionTail` of this process (for tests and benchmarks). */
@@ -32,13 +32,6 @@ export class BranchPositionError extends Error {
     super(message);
     this.name = "BranchPositionError";
   }
-}
-
-interface Line {
-  /** File offset of the line's first byte. */
-  start: number;
-  /** The line's bytes (a view: valid until the next line is taken). */
-  bytes: Buffer;
 }
 
 /** One open session file, read from its end. Close it when done. */
@@ -125,7 +118,7 @@ export class SessionTail {
   ): Generator<{ entry: SessionEntry; start: number }> {
     let want = nextId;
     if (want === null) return;
-    for (const line of this.linesBefore(offset)) {
+    for (const line of linesBackward(this.readAt, offset)) {
       if (line.bytes.length === 0) continue;
       // A byte search first: lines of other branches are never decoded.
       if (want !== undefined && line.bytes.indexOf(want) < 0) continue;
@@ -137,7 +130,7 @@ export class SessionTail {
     }
   }
 
-  private parse(line: Line): SessionEntry | undefined {
+  private parse(line: TailLine): SessionEntry | undefined {
     sessionTailStats.linesParsed++;
     let v: unknown;
     try {
@@ -155,37 +148,6 @@ export class SessionTail {
     if (!Number.isInteger(offset) || offset <= 0 || offset > this.size) return false;
     const one = Buffer.alloc(1);
     return this.read(one, 0, 1, offset - 1) === 1 && one[0] === NEWLINE;
-  }
-
-  /**
-   * The lines that end before `end`, last first (the bytes after the last newline count as a line: a torn or
-   * unterminated last line). Reads backwards in chunks; a line longer than a chunk doubles the read, so a long
-   * line costs its length, not its length squared.
-   */
-  private *linesBefore(end: number): Generator<Line> {
-    let pos = end; // buf holds the file bytes [pos, lineEnd)
-    let buf = Buffer.alloc(0);
-    let lineEnd = end;
-    for (;;) {
-      const have = lineEnd - pos;
-      const nl = have > 0 ? buf.lastIndexOf(NEWLINE, have - 1) : -1;
-      if (nl >= 0) {
-        yield { start: pos + nl + 1, bytes: buf.subarray(nl + 1, have) };
-        lineEnd = pos + nl;
-        continue;
-      }
-      if (pos === 0) {
-        if (have > 0) yield { start: 0, bytes: buf.subarray(0, have) };
-        return;
-      }
-      const n = Math.min(Math.max(CHUNK_BYTES, have), pos);
-      const next = Buffer.allocUnsafe(n + have);
-      const got = this.read(next, 0, n, pos - n);
-      if (got !== n) throw new SessionFileError(`${this.path}: shrank while being read`, this.path);
-      buf.copy(next, n, 0, have);
-      buf = next;
-      pos -= n;
-    }
   }
 
   private readHeader(): SessionHeader {
@@ -214,6 +176,8 @@ export class SessionTail {
       }
     }
   }
+
+  private readonly readAt: ReadAt = (buf, at, len, position) => this.read(buf, at, len, position);
 
   private read(buf: Buffer, at: number, len: number, position: number): number {
     if (len <= 0) return 0;
