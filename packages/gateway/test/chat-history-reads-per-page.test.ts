@@ -5,9 +5,10 @@
  * page reads a few chunks from the end of the file, paging to the start reads the file about once in all, and
  * the pages joined are exactly the visible messages of the context that the session manager builds from the whole
  * file. Behind a compaction, paging stops at its first kept entry without reading what lies before it.
- * Cost is counted in bytes read and lines parsed (`sessionTailStats`), never in time.
+ * Cost is counted in bytes read and lines parsed (`sessionTailStats`), never in time. Files of format v1 (no
+ * entry ids) are still paged, read whole.
  */
-import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMessage } from "@tiller/agent";
@@ -152,5 +153,30 @@ describe("chat.history costs a page, not the transcript", () => {
     // A compaction recorded since the page: refused as well.
     expect(() => historyPage(row(s.file, 1), entry.key, { limit: 10, before: c })).toThrow(/compacted/);
     expect(historyPage(entry, entry.key, { limit: 10, before: c }).messages.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it("pages a file of format v1 (no entry ids) too, read whole, with the same page rules", () => {
+    const file = join(dir, "v1.jsonl");
+    const ts = "2026-01-01T00:00:00.000Z";
+    const lines = [
+      JSON.stringify({ type: "session", id: "0190f000-0000-7000-8000-00000000000a", timestamp: ts, cwd: "/" }),
+    ];
+    for (let i = 0; i < 30; i++) {
+      lines.push(
+        JSON.stringify({ type: "message", timestamp: ts, message: { role: "user", content: `q${i}`, timestamp: i } }),
+      );
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          timestamp: ts,
+          message: { role: "assistant", content: [{ type: "text", text: `a${i}` }], stopReason: "stop", timestamp: i },
+        }),
+      );
+    }
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const { pages } = pageAll(row(file), 7);
+    expect(pages.flat().map((m) => `${m.role}:${JSON.stringify(m.content)}`)).toEqual(expected(file));
+    expect(pages.flat()).toHaveLength(60);
+    expect(pages.length).toBe(9);
   });
 });

@@ -11,8 +11,10 @@
  *
  * Same rules as `contextOfPath` (path-context.ts): behind the latest compaction on the branch only its kept
  * entries (from `firstKeptEntryId`) are context; a malformed line is skipped (a torn last line is what a crash
- * mid-append leaves), and so is a line that is not a session entry. Files of format v1 (no ids) cannot be walked:
- * `SessionTail.canWalk` says so, and the caller reads those whole.
+ * mid-append leaves), and so is a line that is not a session entry. A page's cost includes the lines of abandoned
+ * branches it walks past (byte-searched only). Files older than format v3 (v1 has no ids, v2 roles that the
+ * migration renames) are not walked: `SessionTail.canWalk` says so, and the caller reads those whole. A corrupt
+ * file whose parent follows its child, or repeats an id, can read differently from the whole-file context.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { AgentMessage } from "@tiller/agent";
@@ -58,7 +60,7 @@ export class SessionTail {
     }
   }
 
-  /** False for format v1 files (entries without ids): read those with `readSessionFile`. */
+  /** False for files older than format v3: read those whole (`readSessionFile` migrates them). */
   get canWalk(): boolean {
     return (this.header.version ?? 1) >= 3;
   }

@@ -12,7 +12,7 @@
  *
  * The cursor also names the transcript (session id) and its compaction count: between those the file only grows
  * at its end, so the position stays valid, and a cursor from before a reset or a compaction is refused
- * (`history-changed`) instead of returning a page that overlaps or skips. Format v1 files (no entry ids) are
+ * (`history-changed`) instead of returning a page that overlaps or skips. Files older than format v3 are
  * read whole, with a cursor holding the position in the message list (`h1`).
  */
 import { existsSync } from "node:fs";
@@ -26,7 +26,7 @@ import type { SessionEntry } from "../store/session-store.js";
 const DEFAULT_LIMIT = 200;
 const VISIBLE = new Set(["user", "assistant", "toolResult"]);
 
-/** A whole-file cursor (v1 files): the position of the page's oldest message in the message list. */
+/** A whole-file cursor (files older than v3): the position of the page's oldest message in the message list. */
 interface ListCursor {
   kind: "list";
   sessionId: string;
@@ -96,7 +96,7 @@ function wireMessage(m: AgentMessage): HistoryMessage {
       };
 }
 
-/** The visible messages of a v1 file's context (read whole: such files have no ids to walk). */
+/** The visible messages of an older-format file's context (read whole and migrated: not walkable). */
 function visibleMessages(file: string): HistoryMessage[] {
   const sm = SessionManager.open(file, { readOnly: true, onWarning: () => {} });
   try {
