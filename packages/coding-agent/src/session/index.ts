@@ -1,3 +1,4 @@
+export * from "./branch-tail.js";
 export * from "./context.js";
 export * from "./ids.js";
 export * from "./list.js";

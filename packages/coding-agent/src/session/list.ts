@@ -1,10 +1,11 @@
 /**
  * Listing sessions without reading whole files: each file contributes its first and last few KB (header, first
- * user message, latest name), so listing 1,000 sessions of any size costs about 1,000 small reads. Results are
+ * user message, latest name; the tail through `linesBackward`, shared with `SessionTail`), so listing 1,000 sessions of any size costs about 1,000 small reads. Results are
  * cached per (path, size, mtime).
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { linesBackward } from "./tail-lines.js";
 import type { SessionHeader, SessionInfo } from "./types.js";
 
 export interface ListOptions {
@@ -78,10 +79,18 @@ export function readSessionInfo(path: string, options: ListOptions = {}): Sessio
     scan(headEntries.slice(1));
     const tailLen = Math.min(st.size - n, options.tailBytes ?? 16 * 1024);
     if (tailLen > 0) {
-      const tail = Buffer.allocUnsafe(tailLen);
-      const m = readSync(fd, tail, 0, tailLen, st.size - tailLen);
-      // The first tail line is usually cut: drop it. Multi-byte characters cut at the edge only affect that line.
-      const tailEntries = parseLines(tail.toString("utf8", 0, m), true, false);
+      // The lines of the last `tailLen` bytes; the one reaching back past them is cut, and dropped.
+      const tailEntries: unknown[] = [];
+      const readAt = (buf: Buffer, at: number, len: number, pos: number) => readSync(fd, buf, at, len, pos);
+      for (const line of linesBackward(readAt, st.size, st.size - tailLen)) {
+        if (line.bytes.length === 0) continue;
+        try {
+          tailEntries.push(JSON.parse(line.bytes.toString("utf8")));
+        } catch {
+          // Torn line: listing is best-effort.
+        }
+      }
+      tailEntries.reverse();
       const savedFirst = firstMessage;
       scan(tailEntries);
       firstMessage = savedFirst || firstMessage;

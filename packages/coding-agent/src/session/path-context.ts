@@ -7,7 +7,8 @@ import type { AgentMessage } from "@tiller/agent";
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "./messages.js";
 import type { CompactionEntry, SessionContext, SessionEntry } from "./types.js";
 
-function entryMessage(entry: SessionEntry): AgentMessage | undefined {
+/** The context message an entry contributes, if any (compactions are handled by the path). */
+export function entryMessage(entry: SessionEntry): AgentMessage | undefined {
   switch (entry.type) {
     case "message":
       return entry.message;

@@ -198,6 +198,31 @@ export interface SessionTreeNode {
   labelTimestamp?: string;
 }
 
+/**
+ * Where a backward walk of the branch at a session's leaf stands (`SessionTail.walk`): it continues with the
+ * entry `nextId` among the lines before byte `offset`. Valid for the file it came from as long as that file is
+ * only appended to; meaningless for any other file.
+ */
+export interface BranchPosition {
+  /** A line start of the file: the walk reads the lines before it. */
+  offset: number;
+  /** The next (older) entry of the branch; null when the walk is at the start of the context. */
+  nextId: string | null;
+  /**
+   * Set once the walk passed the latest compaction on the branch: the id of its first kept entry, the oldest
+   * entry still in the context.
+   */
+  keptFrom?: string;
+}
+
+/** One context message found by `SessionTail.walk`, with the position that continues after it (older). */
+export interface BranchStep {
+  entry: SessionEntry;
+  /** The message as the context has it (`entryMessage` of the entry). */
+  message: AgentMessage;
+  resume: BranchPosition;
+}
+
 /** A session as `SessionManager.list` sees it, from the file's head and tail only. */
 export interface SessionInfo {
   path: string;
