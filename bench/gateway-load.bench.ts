@@ -18,6 +18,7 @@ import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { GatewayClient } from "../packages/gateway/src/cli/gateway-client.js";
 import { CAP_DELTA_ONLY } from "../packages/gateway/src/server/connection.js";
+import { waitLine } from "./wait-line.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 2000);
@@ -56,18 +57,6 @@ function startSampler(pid: number): { stop(): number } {
       return Math.max(peak, rssMb(pid));
     },
   };
-}
-
-function waitLine(proc: ChildProcess, re: RegExp): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let buf = "";
-    proc.stdout?.on("data", (d: Buffer) => {
-      buf += String(d);
-      const m = re.exec(buf);
-      if (m) resolve(m);
-    });
-    proc.once("exit", (code) => reject(new Error(`process exited (${code}) before printing ${re}`)));
-  });
 }
 
 /**

@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type ClientOptions, GatewayClient } from "../packages/gateway/src/cli/gateway-client.js";
+import { waitLine } from "./wait-line.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 2000);
@@ -44,18 +45,6 @@ function freePort(): Promise<number> {
       const port = typeof a === "object" && a ? a.port : 0;
       s.close(() => resolve(port));
     });
-  });
-}
-
-function waitLine(proc: ChildProcess, re: RegExp): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let buf = "";
-    proc.stdout?.on("data", (d: Buffer) => {
-      buf += String(d);
-      const m = re.exec(buf);
-      if (m) resolve(m);
-    });
-    proc.once("exit", (code) => reject(new Error(`process exited (${code}) before printing ${re}`)));
   });
 }
 

@@ -14,6 +14,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_pr
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitLine } from "./wait-line.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const REF = join(ROOT, "bench", "reference", "openclaw", "node_modules");
@@ -29,18 +30,6 @@ if (!existsSync(NODE24) || !existsSync(OPENCLAW)) {
 if (spawnSync("tmux", ["-V"]).status !== 0) {
   console.log("skipped: tmux is not installed");
   process.exit(0);
-}
-
-function waitLine(proc: ChildProcess, re: RegExp): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let buf = "";
-    proc.stdout?.on("data", (d: Buffer) => {
-      buf += String(d);
-      const m = re.exec(buf);
-      if (m) resolve(m);
-    });
-    proc.once("exit", (code) => reject(new Error(`process exited (${code}) before printing ${re}`)));
-  });
 }
 
 const tmux = (...args: string[]): string => execFileSync("tmux", args, { encoding: "utf8" });
