@@ -55,7 +55,7 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
     "its events include Tiller's approval events (tool_approval_request/end), which pi's AgentEvent union lacks: " +
     "an addition no type can hide; pi-typed listeners still receive every pi event",
   AgentSession:
-    "reload is not there yet; setModel and steer return no promise; resourceLoader, extensionRunner and tool definitions are Tiller's types (their contexts hold Tiller's ModelRegistry)",
+    "resourceLoader, extensionRunner and tool definitions are Tiller's types (their contexts hold Tiller's ModelRegistry)",
   AuthStorage:
     "permanent (README, differences from pi): pi's class has private members, so no other class is assignable to it; and Tiller runs no OAuth login flow",
   ModelRegistry:

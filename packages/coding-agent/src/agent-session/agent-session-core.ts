@@ -32,6 +32,7 @@ import type { SessionManager } from "../session/session-manager.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import { CompactionController } from "./compaction-controller.js";
 import type { AgentSessionEvent, AgentSessionEventListener, ContextUsage, SessionStats } from "./events.js";
+import { dispatchSessionEvent, settled } from "./listeners.js";
 import { RunRecovery } from "./run-recovery.js";
 import { computeSessionStats } from "./session-stats.js";
 import type { SessionToolRegistry } from "./tool-registry.js";
@@ -121,16 +122,7 @@ export class AgentSessionCore {
   }
 
   protected emit(event: AgentSessionEvent): Promise<void> | undefined {
-    let pending: Promise<unknown>[] | undefined;
-    for (const l of this.listeners) {
-      try {
-        const r = l(event);
-        if (r && typeof (r as Promise<void>).then === "function") (pending ??= []).push(r as Promise<void>);
-      } catch (err) {
-        console.error(`[tiller] a session listener failed on ${event.type}:`, err);
-      }
-    }
-    return pending ? Promise.all(pending).then(() => undefined) : undefined;
+    return dispatchSessionEvent(this.listeners, event);
   }
 
   private onAgentEvent(event: AgentEvent): Promise<void> | undefined {
@@ -254,18 +246,21 @@ export class AgentSessionCore {
     }
   }
 
-  /** Queues a message delivered at the next tool boundary of the running loop. */
-  steer(text: string, images?: ImageContent[]): void {
+  /**
+   * Queues a message delivered at the next tool boundary of the running loop (queued when the call returns). The
+   * promise (pi's shape) resolves once the listeners saw the `queue_update`; it never rejects (see `settled`).
+   */
+  steer(text: string, images?: ImageContent[]): Promise<void> {
     this.steeringTexts.push(text);
     this.agent.steer(userMessage(text, images));
-    void this.emitQueue();
+    return settled(this.emitQueue(), "queue_update");
   }
 
-  /** Queues a message delivered when the running loop would otherwise stop. */
-  followUp(text: string, images?: ImageContent[]): void {
+  /** Queues a message delivered when the running loop would otherwise stop (the promise as for `steer`). */
+  followUp(text: string, images?: ImageContent[]): Promise<void> {
     this.followUpTexts.push(text);
     this.agent.followUp(userMessage(text, images));
-    void this.emitQueue();
+    return settled(this.emitQueue(), "queue_update");
   }
 
   /** Drops queued steering and follow-up messages. Returns their texts. */
@@ -285,21 +280,25 @@ export class AgentSessionCore {
     await this.agent.waitForIdle();
   }
 
-  setModel(model: Model): void {
-    this.switchModel(model, this.thinkingLevel, "set");
+  /** Moves to `model` (in effect on return); the promise resolves once `model_select` handlers ran (never rejects). */
+  setModel(model: Model): Promise<void> {
+    return this.switchModel(model, this.thinkingLevel, "set");
   }
 
   /** Moves to `model` with `level` (clamped to it); the thinking level is recorded only when it changes. */
-  protected switchModel(model: Model, level: ThinkingLevel, source: "set" | "cycle"): void {
+  protected switchModel(model: Model, level: ThinkingLevel, source: "set" | "cycle"): Promise<void> {
     const previousModel = this.agent.state.model;
     this.agent.setModel(model);
     const same = previousModel?.provider === model.provider && previousModel.id === model.id;
-    if (!same && this.extensions?.hasHandlers("model_select"))
-      void this.extensions.emit({ type: "model_select", model, previousModel, source });
+    const selected =
+      !same && this.extensions?.hasHandlers("model_select")
+        ? this.extensions.emit({ type: "model_select", model, previousModel, source })
+        : undefined;
     this.sessionManager.appendModelChange(model.provider, model.id);
-    void this.emit({ type: "model_changed", model });
+    const changed = this.emit({ type: "model_changed", model });
     const clamped = clampThinkingLevel(model, level) as ThinkingLevel;
     if (clamped !== this.thinkingLevel) this.setThinkingLevel(clamped);
+    return settled(Promise.all([selected, changed]), "model_select");
   }
 
   /** Sets the reasoning level, clamped to what the model supports. Returns the level applied. */

@@ -267,35 +267,7 @@ export function wireExtensions(
   runner.bindCommandContext(sessionCommandActions(session));
   bindExtensionRuntime(runner.runtime, session);
   session.useExtensionHooks(runner);
-  if (runner.extensions.length === 0) return;
-  const hooks = runner.agentHooks();
-  const agent = session.agent;
-  agent.beforeToolCall = hooks.beforeToolCall;
-  agent.afterToolCall = hooks.afterToolCall;
-  const sessionTransform = agent.transformContext;
-  agent.transformContext = async (messages, signal) =>
-    hooks.transformContext(sessionTransform ? await sessionTransform(messages, signal) : messages);
-  session.subscribe((event) => {
-    if (event.type in AGENT_EVENT_TYPES)
-      return runner.emitAgentEvent(event as Parameters<typeof runner.emitAgentEvent>[0]);
-    return undefined;
-  });
 }
-
-const AGENT_EVENT_TYPES: Record<string, true> = {
-  agent_start: true,
-  agent_end: true,
-  turn_start: true,
-  turn_end: true,
-  message_start: true,
-  message_update: true,
-  message_end: true,
-  tool_execution_start: true,
-  tool_execution_update: true,
-  tool_execution_end: true,
-  tool_approval_request: true,
-  tool_approval_end: true,
-};
 
 /** Ends a CLI session: extensions get `session_shutdown`, then the session file's lock is released. */
 export async function shutdown(setup: CliSetup): Promise<void> {

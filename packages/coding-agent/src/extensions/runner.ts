@@ -228,6 +228,17 @@ export class ExtensionRunner extends ExtensionRunnerCore {
   }
   private shutdownHandler: () => void = () => {};
 
+  /**
+   * Hands what the host bound to this runner (UI, `/command` session controls, shutdown handler, error
+   * listeners) to `next`, the runner of the reloaded extensions (`AgentSession.reload`).
+   */
+  passHostTo(next: ExtensionRunner): void {
+    next.setUIContext(this.getUIContext());
+    next.bindCommandContext(this.commandActions);
+    next.setShutdownHandler(this.shutdownHandler);
+    for (const l of this.errorListeners) next.onError(l);
+  }
+
   /** Hooks in the shape of the agent loop's config (`beforeToolCall`, `afterToolCall`, `transformContext`). */
   agentHooks(): {
     beforeToolCall: (ctx: BeforeToolCallContext) => Promise<BeforeToolCallResult | undefined>;

@@ -35,8 +35,8 @@ export interface TreePreparation {
 /** Where user input came from: the terminal UI (and print mode), an RPC client, or an extension. */
 export type InputSource = "interactive" | "rpc" | "extension";
 
-/** Why a session (re)started. */
-export type SessionStartReason = "startup" | "new" | "resume" | "fork";
+/** Why a session (re)started (`reload`: `AgentSession.reload` re-ran the extensions). */
+export type SessionStartReason = "startup" | "reload" | "new" | "resume" | "fork";
 
 /** Events an extension can only observe, plus those whose handler result changes what happens. */
 export interface ExtensionEventMap {
