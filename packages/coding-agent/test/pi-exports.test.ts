@@ -37,7 +37,7 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   ExtensionContextActions:
     "pi's getContextUsage may report null tokens (unknown right after a compaction); Tiller always estimates a number",
   ExtensionEvent:
-    "pi's union also has resources_discover, after_provider_response, model_select and thinking_level_select, not dispatched by Tiller yet",
+    "pi's before_agent_start also carries systemPromptOptions (pi's BuildSystemPromptOptions, above) and the prompt's images; every other event matches (pi-types.assign.ts `partial`)",
   ExtensionFactory: "its parameter is the ExtensionAPI (above)",
   ExtensionShortcut: "terminal UI: comes with the TUI issue",
   LoadExtensionsResult: "Tiller adds the `runner` that dispatches the loaded extensions",
@@ -61,7 +61,7 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   ModelRegistry:
     "permanent: its authStorage is typed as pi's AuthStorage class, whose private members no other class matches (the extension-context check compares the other public members)",
   ExtensionRunner:
-    "6 of pi's members are not there: bindCore (Tiller binds setContext/bindCommandContext and the shared runtime), getShortcuts/getShortcutDiagnostics/getMessageRenderer (terminal UI), emitMessageEnd and emitResourcesDiscover (events Tiller does not dispatch yet); its contexts hold Tiller's ModelRegistry",
+    "4 of pi's members are not there: bindCore (Tiller binds setContext/bindCommandContext and the shared runtime), getShortcuts/getShortcutDiagnostics/getMessageRenderer (terminal UI); its contexts hold Tiller's ModelRegistry",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
   FooterComponent: "setSession takes an AgentSession (pending above)",

@@ -292,3 +292,13 @@ export const classes = {
   ToolExecutionComponent: (x: T.ToolExecutionComponent): PublicOf<Pi.ToolExecutionComponent> => x,
   UserMessageComponent: (x: T.UserMessageComponent): PublicOf<Pi.UserMessageComponent> => x,
 };
+
+/**
+ * `ExtensionEvent` is pending (PENDING_PI_TYPES) for one member only: every other event Tiller hands a handler
+ * is pi's (Tiller's approval events are an addition a pi-typed handler never asks for, as for RpcClient's).
+ */
+export const partial = {
+  extensionEventsButBeforeAgentStart: (
+    x: Exclude<T.ExtensionEvent, { type: "tool_approval_request" | "tool_approval_end" | "before_agent_start" }>,
+  ): Pi.ExtensionEvent => x,
+};

@@ -12,6 +12,7 @@
 import type {
   Agent,
   AgentEvent,
+  AgentEventOf,
   AgentMessage,
   AgentTool,
   ApprovalDecision,
@@ -21,7 +22,7 @@ import type {
 } from "@tiller/agent";
 import { clampThinkingLevel, type ImageContent, type Model, type UserMessage } from "@tiller/ai";
 import type { CompactionResult } from "../compaction/compact.js";
-import { estimateTokens, shouldCompact } from "../compaction/estimate.js";
+import { shouldCompact } from "../compaction/estimate.js";
 import { pruneContext } from "../compaction/pruning.js";
 import { CompactionError } from "../compaction/summarize.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
@@ -31,10 +32,10 @@ import { convertToLlm } from "../session/messages.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import { CompactionController } from "./compaction-controller.js";
-import type { AgentSessionEvent, AgentSessionEventListener, ContextUsage, SessionStats } from "./events.js";
+import type { AgentSessionEvent, AgentSessionEventListener } from "./events.js";
+import { messageEndFromExtensions } from "./extension-hooks.js";
 import { dispatchSessionEvent, settled } from "./listeners.js";
 import { RunRecovery } from "./run-recovery.js";
-import { computeSessionStats } from "./session-stats.js";
 import type { SessionToolRegistry } from "./tool-registry.js";
 import { navigateSessionTree, type TreeNavigationOptions, type TreeNavigationResult } from "./tree-navigation.js";
 import { textOf, userMessage } from "./user-input.js";
@@ -127,10 +128,17 @@ export class AgentSessionCore {
 
   private onAgentEvent(event: AgentEvent): Promise<void> | undefined {
     if (event.type === "message_start" && event.message.role === "user") this.takeQueued(event.message);
-    else if (event.type === "message_end") {
-      this.persist(event.message);
-      if (event.message.role === "assistant") this.lastRequestAt = Date.now();
-    } else if (event.type === "turn_end" || event.type === "agent_end") this.sessionManager.sync();
+    else if (event.type === "message_end" && this.extensions?.hasHandlers("message_end"))
+      // pi's order: the extensions first (a replacement takes the message's place), then storing and listeners.
+      return messageEndFromExtensions(event, this.extensions).then(() => this.onMessageEnd(event));
+    else if (event.type === "message_end") return this.onMessageEnd(event);
+    else if (event.type === "turn_end" || event.type === "agent_end") this.sessionManager.sync();
+    return this.emit(event);
+  }
+
+  private onMessageEnd(event: AgentEventOf<"message_end">): Promise<void> | undefined {
+    this.persist(event.message);
+    if (event.message.role === "assistant") this.lastRequestAt = Date.now();
     return this.emit(event);
   }
 
@@ -420,23 +428,6 @@ export class AgentSessionCore {
     this.nextTurn.length = 0;
     this.compaction.indexBranch();
     return file;
-  }
-
-  // ---- stats ----
-
-  getSessionStats(): SessionStats {
-    return computeSessionStats(this.sessionManager);
-  }
-
-  getContextUsage(): ContextUsage {
-    const tokens = this.compaction.contextTokens(this.compaction.applyView(this.agent.state.messages));
-    const contextWindow = this.model.contextWindow;
-    return { tokens, contextWindow, percent: contextWindow > 0 ? (tokens / contextWindow) * 100 : 0 };
-  }
-
-  /** Estimated tokens of one message (exposed for UIs). */
-  estimateTokens(message: AgentMessage): number {
-    return estimateTokens(message);
   }
 
   // ---- lifecycle ----

@@ -4,9 +4,10 @@
  * larger behaviour lives in its own file.
  */
 
-import type { AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
+import type { AgentMessage, AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
 import { clampThinkingLevel, getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
 import { wireExtensions } from "../cli/session-setup.js";
+import { estimateTokens } from "../compaction/estimate.js";
 import type { PromptTemplate } from "../context/prompt-templates.js";
 import type { ExtensionBindings, ExtensionCommandContext } from "../extensions/context.js";
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
@@ -17,10 +18,12 @@ import type { BashExecutionMessage, CustomMessage } from "../session/messages.js
 import { type BashOperations, createLocalBashOperations } from "../tools/bash.js";
 import type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
 import { AgentSessionCore } from "./agent-session-core.js";
-import { ExtensionHooks } from "./extension-hooks.js";
+import type { ContextUsage, SessionStats } from "./events.js";
+import { discoveredResourcePaths, ExtensionHooks } from "./extension-hooks.js";
 import { exportBranchToHtml } from "./html-export.js";
 import { type ModelCycleResult, nextCandidate, type ScopedModel } from "./model-cycling.js";
 import { exportBranchToJsonl } from "./session-export.js";
+import { computeSessionStats } from "./session-stats.js";
 import { SessionToolRegistry, type ToolInfo } from "./tool-registry.js";
 import { type BashResult, runUserBash } from "./user-bash.js";
 import { lastAssistantText, textOf } from "./user-input.js";
@@ -340,6 +343,23 @@ export class AgentSession extends AgentSessionCore {
       this.agent.setThinkingLevel(clampThinkingLevel(this.model, thinkingLevel as ThinkingLevel) as ThinkingLevel);
   }
 
+  // ---- stats ----
+
+  getSessionStats(): SessionStats {
+    return computeSessionStats(this.sessionManager);
+  }
+
+  getContextUsage(): ContextUsage {
+    const tokens = this.compaction.contextTokens(this.compaction.applyView(this.agent.state.messages));
+    const contextWindow = this.model.contextWindow;
+    return { tokens, contextWindow, percent: contextWindow > 0 ? (tokens / contextWindow) * 100 : 0 };
+  }
+
+  /** Estimated tokens of one message (exposed for UIs). */
+  estimateTokens(message: AgentMessage): number {
+    return estimateTokens(message);
+  }
+
   // ---- resources and extensions ----
 
   /** The loader the session was created with; undefined for a session assembled without one. */
@@ -430,6 +450,19 @@ export class AgentSession extends AgentSessionCore {
       this.setActiveToolsByName([...new Set([...active.filter((n) => !oldTools.has(n)), ...added])]);
     }
     await this.runner.emit({ type: "session_start", reason: "reload", sessionId: this.sessionId });
+    await this.extendResourcesFromExtensions("reload");
+  }
+
+  /**
+   * Sends `resources_discover` (after `session_start`, as pi): the skill folders the extensions name join the
+   * resource loader's skills at once, and a system prompt built from the loader is rebuilt with them.
+   */
+  async extendResourcesFromExtensions(reason: "startup" | "reload"): Promise<void> {
+    if (!this.loader || !this.runner.hasHandlers("resources_discover")) return;
+    const found = await this.runner.emitResourcesDiscover(this.runner.createContext().cwd, reason);
+    if (found.skillPaths.length + found.promptPaths.length + found.themePaths.length === 0) return;
+    this.loader.extendResources(discoveredResourcePaths(found, this.runner.createContext().cwd));
+    this.setActiveToolsByName(this.getActiveToolNames());
   }
 
   /** Whether any loaded extension handles `eventType`. */

@@ -1,11 +1,14 @@
 /**
  * Where a session's extension runner is hooked into its agent: provider requests and responses, tool calls and
- * results, the context sent to the model, and the agent events the extensions observe. Kept apart from the
+ * results, the context sent to the model, the agent events the extensions observe (`message_end` may replace the
+ * message), and the folders their `resources_discover` handlers name. Kept apart from the
  * session so a second runner (after `AgentSession.reload`) replaces the first instead of wrapping it: the
  * agent's own hooks are remembered once and every `use` starts from them.
  */
-import type { Agent } from "@tiller/agent";
+import { dirname, resolve } from "node:path";
+import type { Agent, AgentEventOf } from "@tiller/agent";
 import type { ExtensionRunner } from "../extensions/runner.js";
+import type { ResourceExtensionPaths } from "../runtime/resource-loader.js";
 import type { AgentSessionEventListener } from "./events.js";
 
 /** The agent's hooks before any runner was attached. */
@@ -25,7 +28,7 @@ const AGENT_EVENT_TYPES: Record<string, true> = {
   turn_end: true,
   message_start: true,
   message_update: true,
-  message_end: true,
+  // message_end: the session asks the extensions itself, before it stores the message (they may replace it).
   tool_execution_start: true,
   tool_execution_update: true,
   tool_execution_end: true,
@@ -74,10 +77,57 @@ export class ExtensionHooks {
     const sessionTransform = base.transformContext;
     agent.transformContext = async (messages, signal) =>
       hooks.transformContext(sessionTransform ? await sessionTransform(messages, signal) : messages);
+    // pi's turn numbering: from 0 in each run, the same index on a turn's start and end.
+    let turnIndex = 0;
     this.unsubscribe = this.subscribe((event) => {
-      if (event.type in AGENT_EVENT_TYPES)
-        return runner.emitAgentEvent(event as Parameters<ExtensionRunner["emitAgentEvent"]>[0]);
-      return undefined;
+      if (!(event.type in AGENT_EVENT_TYPES)) return undefined;
+      if (event.type === "agent_start") turnIndex = 0;
+      if (event.type === "turn_start") {
+        if (runner.hasHandlers("turn_start"))
+          return runner.emit({ type: "turn_start", turnIndex, timestamp: Date.now() }).then(() => undefined);
+        return undefined;
+      }
+      if (event.type === "turn_end") {
+        const index = turnIndex++;
+        if (runner.hasHandlers("turn_end")) return runner.emit({ ...event, turnIndex: index }).then(() => undefined);
+        return undefined;
+      }
+      return runner.emitAgentEvent(event as Parameters<ExtensionRunner["emitAgentEvent"]>[0]);
     });
   }
+}
+
+/**
+ * Asks the extensions' `message_end` handlers; a replacement takes the message's place in place (pi's way): the
+ * agent's state, the later turn and agent events, the listeners and the session file all hold that object.
+ */
+export async function messageEndFromExtensions(
+  event: AgentEventOf<"message_end">,
+  runner: ExtensionRunner,
+): Promise<void> {
+  const replacement = await runner.emitMessageEnd(event);
+  if (!replacement || replacement === event.message) return;
+  const target = event.message as unknown as Record<string, unknown>;
+  for (const key of Object.keys(target)) delete target[key];
+  Object.assign(target, replacement);
+}
+
+type Discovered = Awaited<ReturnType<ExtensionRunner["emitResourcesDiscover"]>>;
+
+/**
+ * The folders `resources_discover` handlers named, as the resource loader takes them, with pi's metadata; a
+ * relative folder is taken from the session's `cwd`, as pi's loader does.
+ */
+export function discoveredResourcePaths(found: Discovered, cwd: string): ResourceExtensionPaths {
+  const entries = (list: Discovered["skillPaths"]) =>
+    list.map(({ path, extensionPath }) => {
+      const baseDir = extensionPath.startsWith("<") ? undefined : dirname(extensionPath);
+      const metadata = { source: extensionPath, scope: "temporary", origin: "top-level", baseDir };
+      return { path: resolve(cwd, path), metadata };
+    });
+  return {
+    skillPaths: entries(found.skillPaths),
+    promptPaths: entries(found.promptPaths),
+    themePaths: entries(found.themePaths),
+  };
 }

@@ -43,6 +43,50 @@ export class ExtensionRunner extends ExtensionRunnerCore {
     return current;
   }
 
+  /**
+   * `message_end` (pi's `emitMessageEnd`): each handler sees the message as replaced so far and may return one
+   * of the same role (another role is reported and ignored). Returns the replacement, undefined when none.
+   */
+  async emitMessageEnd(event: ExtensionEventMap["message_end"]): Promise<AgentMessage | undefined> {
+    let current = event.message;
+    let replaced = false;
+    for (const [ext, handler] of this.handlersOf("message_end")) {
+      const r = await this.call(ext, "message_end", handler, { ...event, message: current });
+      if (!r?.message) continue;
+      if (r.message.role !== current.role) {
+        this.report({
+          extensionPath: ext.path,
+          event: "message_end",
+          error: "message_end handlers must return a message with the same role",
+        });
+        continue;
+      }
+      current = r.message;
+      replaced = true;
+    }
+    return replaced ? current : undefined;
+  }
+
+  /**
+   * `resources_discover` (pi's `emitResourcesDiscover`): the skill, prompt and theme folders every handler
+   * named, each with the extension that named it.
+   */
+  async emitResourcesDiscover(
+    cwd: string,
+    reason: "startup" | "reload",
+  ): Promise<Record<"skillPaths" | "promptPaths" | "themePaths", Array<{ path: string; extensionPath: string }>>> {
+    const out = { skillPaths: [], promptPaths: [], themePaths: [] } as Record<
+      "skillPaths" | "promptPaths" | "themePaths",
+      Array<{ path: string; extensionPath: string }>
+    >;
+    for (const [ext, handler] of this.handlersOf("resources_discover")) {
+      const r = await this.call(ext, "resources_discover", handler, { type: "resources_discover", cwd, reason });
+      for (const key of ["skillPaths", "promptPaths", "themePaths"] as const)
+        for (const path of r?.[key] ?? []) out[key].push({ path, extensionPath: ext.path });
+    }
+    return out;
+  }
+
   /** Forwards an agent event to observers; cheap when nobody listens. */
   async emitAgentEvent(event: AgentEvent): Promise<void> {
     if (!this.hasHandlers(event.type)) return;

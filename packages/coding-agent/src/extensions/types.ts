@@ -40,6 +40,11 @@ export type SessionStartReason = "startup" | "reload" | "new" | "resume" | "fork
 
 /** Events an extension can only observe, plus those whose handler result changes what happens. */
 export interface ExtensionEventMap {
+  /**
+   * After the session started or reloaded, before `session_start`: a handler may name more skill, prompt and
+   * theme folders (Tiller reads the skill folders; its prompts and themes come from its own folders).
+   */
+  resources_discover: { type: "resources_discover"; cwd: string; reason: "startup" | "reload" };
   session_start: { type: "session_start"; reason: SessionStartReason; sessionId?: string };
   /** The session ends: the program quits, or the session is replaced (`targetSessionFile`: where it continues). */
   session_shutdown: {
@@ -114,10 +119,12 @@ export interface ExtensionEventMap {
   };
   agent_start: Extract<AgentEvent, { type: "agent_start" }>;
   agent_end: Extract<AgentEvent, { type: "agent_end" }>;
-  turn_start: Extract<AgentEvent, { type: "turn_start" }>;
-  turn_end: Extract<AgentEvent, { type: "turn_end" }>;
+  /** A turn begins: `turnIndex` counts the run's turns from 0, `timestamp` is when it began (ms since the epoch). */
+  turn_start: { type: "turn_start"; turnIndex: number; timestamp: number };
+  turn_end: Extract<AgentEvent, { type: "turn_end" }> & { turnIndex: number };
   message_start: Extract<AgentEvent, { type: "message_start" }>;
   message_update: Extract<AgentEvent, { type: "message_update" }>;
+  /** A message is final; a handler may return a replacement of the same role (before it is stored). */
   message_end: Extract<AgentEvent, { type: "message_end" }>;
   tool_execution_start: Extract<AgentEvent, { type: "tool_execution_start" }>;
   tool_execution_update: Extract<AgentEvent, { type: "tool_execution_update" }>;
@@ -154,6 +161,9 @@ export interface ExtensionResultMap {
     | { action: "handled" };
   before_agent_start: { systemPrompt?: string };
   context: { messages?: AgentMessage[] };
+  /** The message stored and shown instead; it must keep the original's role. */
+  message_end: { message?: AgentMessage };
+  resources_discover: { skillPaths?: string[]; promptPaths?: string[]; themePaths?: string[] };
   /** `requireApproval`: the call waits for a person's decision (the first handler that asks wins). */
   tool_call: { block?: boolean; reason?: string; input?: Record<string, unknown>; requireApproval?: ApprovalRequest };
   tool_result: { content?: (TextContent | ImageContent)[]; details?: unknown; isError?: boolean };

@@ -116,5 +116,6 @@ export async function createAgentSessionFromServices(
     reason: options.sessionManager.getEntryCount() > 0 ? ("resume" as const) : ("startup" as const),
   };
   await runner.emit({ ...start, sessionId: result.session.sessionId });
+  await result.session.extendResourcesFromExtensions(start.reason === "reload" ? "reload" : "startup");
   return result;
 }
