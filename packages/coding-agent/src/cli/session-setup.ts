@@ -32,6 +32,7 @@ import { SessionManager } from "../session/session-manager.js";
 import { buildToolPipeline } from "../tools/pipeline.js";
 import type { CliArgs } from "./args.js";
 import { CliUsageError } from "./errors.js";
+import { applyExtensionFlags } from "./extension-flags.js";
 import { type McpTrustPrompt, mcpToolAllowed, startMcp, wireMcpTools } from "./mcp-setup.js";
 import { createTools } from "./tools-setup.js";
 
@@ -82,6 +83,7 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
   for (const d of skillResult.diagnostics) notes.push({ level: d.severity, message: `skill ${d.path}: ${d.message}` });
   const templates = loadPromptTemplates({ cwd, tillerHome: home });
   const extensions = await loadExtensions({ cwd, tillerHome: home, paths: args.extensions });
+  applyExtensionFlags(args, extensions);
 
   const authStorage = AuthStorage.create(paths.auth);
   const modelRegistry = ModelRegistry.create(authStorage, paths.models);
