@@ -46,7 +46,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
     "Tiller's provider config (models.json shape) has no streamSimple (a custom stream function), oauth or authHeader: a provider that needs them is not served yet",
   ProviderModelConfig: "models of ProviderConfig (above)",
   ResourceLoader: "getThemes returns no pi Theme objects (no TUI themes)",
-  SessionInfo: "Tiller's listing reads file heads and tails: sizeBytes instead of messageCount/allMessagesText",
 };
 
 /** pi classes whose instances Tiller's do not yet match member for member, and why. */

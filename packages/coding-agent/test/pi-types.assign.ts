@@ -222,6 +222,7 @@ export const parts = {
 };
 
 export const output = {
+  SessionInfo: (x: T.SessionInfo): Pi.SessionInfo => x,
   ToolInfo: (x: T.ToolInfo): Pi.ToolInfo => x,
   ExtensionError: (x: T.ExtensionError): Pi.ExtensionError => x,
   ExecResult: (x: T.ExecResult): Pi.ExecResult => x,
