@@ -36,8 +36,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
     "a pi host's withSession callbacks take pi's ReplacedSessionContext (with pi's nominal ModelRegistry); Tiller's take its command context",
   ExtensionContextActions:
     "pi's getContextUsage may report null tokens (unknown right after a compaction); Tiller always estimates a number",
-  ExtensionEvent:
-    "pi's before_agent_start also carries systemPromptOptions (pi's BuildSystemPromptOptions, above) and the prompt's images; every other event matches (pi-types.assign.ts `partial`)",
   ExtensionFactory: "its parameter is the ExtensionAPI (above)",
   ExtensionShortcut: "terminal UI: comes with the TUI issue",
   LoadExtensionsResult: "Tiller adds the `runner` that dispatches the loaded extensions",

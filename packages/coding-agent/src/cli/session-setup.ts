@@ -23,7 +23,7 @@ import { createSessionContext, sessionCommandActions } from "../extensions/conte
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
 import { loadExtensions } from "../extensions/loader.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
-import type { InputSource } from "../extensions/types.js";
+import type { InputSource, SystemPromptSources } from "../extensions/types.js";
 import { createNoUIContext } from "../extensions/ui-context.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import type { McpManager } from "../mcp/manager.js";
@@ -49,6 +49,8 @@ export interface CliSetup {
   modelRegistry: ModelRegistry;
   /** The system prompt before `before_agent_start` handlers (they get it fresh on every run). */
   baseSystemPrompt: string;
+  /** What `baseSystemPrompt` was built from (`before_agent_start`'s `systemPromptOptions`, tools aside). */
+  promptSources: SystemPromptSources;
   /** True when running on the offline model because nothing is configured. */
   offline: boolean;
   notes: StartupNote[];
@@ -114,16 +116,23 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
     ...(options.confirmMcpTrust ? { confirmTrust: options.confirmMcpTrust } : {}),
   });
   const tools = mcp ? [...ownTools, ...mcp.tools().filter((t) => mcpToolAllowed(t.name, args))] : ownTools;
+  const customPrompt = args.systemPrompt !== undefined ? readMaybeFile(args.systemPrompt, cwd) : undefined;
+  const append = args.appendSystemPrompt !== undefined ? readMaybeFile(args.appendSystemPrompt, cwd) : undefined;
   const baseSystemPrompt = buildSystemPrompt({
     cwd,
     tools,
     contextFiles,
     skills: skillResult.skills,
-    ...(args.systemPrompt !== undefined ? { systemPrompt: readMaybeFile(args.systemPrompt, cwd) } : {}),
-    ...(args.appendSystemPrompt !== undefined
-      ? { appendSystemPrompt: readMaybeFile(args.appendSystemPrompt, cwd) }
-      : {}),
+    ...(customPrompt !== undefined ? { systemPrompt: customPrompt } : {}),
+    ...(append !== undefined ? { appendSystemPrompt: append } : {}),
   });
+  const promptSources: SystemPromptSources = {
+    cwd,
+    contextFiles,
+    skills: skillResult.skills,
+    ...(customPrompt !== undefined ? { customPrompt } : {}),
+    ...(append !== undefined ? { appendSystemPrompt: append } : {}),
+  };
 
   let created: Awaited<ReturnType<typeof createAgentSession>>;
   try {
@@ -166,6 +175,7 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
     skills: skillResult.skills,
     modelRegistry,
     baseSystemPrompt,
+    promptSources,
     offline,
     notes,
     ...(mcp ? { mcp } : {}),
@@ -306,7 +316,10 @@ export async function submit(
     return { kind: "queued", as };
   }
   if (setup.extensions.hasHandlers("before_agent_start")) {
-    session.agent.setSystemPrompt(await setup.extensions.beforeAgentStart(expanded, setup.baseSystemPrompt));
+    const sources = { ...setup.promptSources, selectedTools: session.getActiveToolNames() };
+    session.agent.setSystemPrompt(
+      await setup.extensions.beforeAgentStart(expanded, setup.baseSystemPrompt, sources, images),
+    );
   }
   await session.prompt(expanded, images ? { images } : {});
   return { kind: "prompted" };

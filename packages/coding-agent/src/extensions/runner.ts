@@ -10,7 +10,7 @@ import type {
 import type { ImageContent } from "@tiller/ai";
 import { errorOf, errorText } from "./instantiate.js";
 import { ExtensionRunnerCore } from "./runner-core.js";
-import type { ExtensionEventMap, ExtensionResult, InputSource } from "./types.js";
+import type { ExtensionEventMap, ExtensionResult, InputSource, SystemPromptSources } from "./types.js";
 
 export { errorText, instantiateExtension, type LoadedExtension } from "./instantiate.js";
 export { ExtensionRunnerCore } from "./runner-core.js";
@@ -129,14 +129,25 @@ export class ExtensionRunner extends ExtensionRunnerCore {
     return r.action === "transform" ? r.text : text;
   }
 
-  /** `before_agent_start`: the system prompt for this run; later extensions see earlier replacements. */
-  async beforeAgentStart(prompt: string, systemPrompt: string): Promise<string> {
+  /**
+   * `before_agent_start`: the system prompt for this run; later extensions see earlier replacements. `sources`
+   * (default: the context's cwd only) and `images` are handed to the handlers as they are.
+   */
+  async beforeAgentStart(
+    prompt: string,
+    systemPrompt: string,
+    sources?: SystemPromptSources,
+    images?: ImageContent[],
+  ): Promise<string> {
     let current = systemPrompt;
+    const systemPromptOptions = sources ?? { cwd: this.createContext().cwd };
     for (const [ext, handler] of this.handlersOf("before_agent_start")) {
       const r = await this.call(ext, "before_agent_start", handler, {
         type: "before_agent_start",
         prompt,
+        ...(images ? { images } : {}),
         systemPrompt: current,
+        systemPromptOptions,
       });
       if (r && typeof r.systemPrompt === "string") current = r.systemPrompt;
     }
@@ -246,13 +257,12 @@ export class ExtensionRunner extends ExtensionRunnerCore {
   /** pi's `emitBeforeAgentStart`: the system prompt when a handler replaced it, else undefined. */
   async emitBeforeAgentStart(
     prompt: string,
-    _images: ImageContent[] | undefined,
+    images: ImageContent[] | undefined,
     systemPrompt: string,
-    // pi's BuildSystemPromptOptions: Tiller's handlers get the prompt text only.
-    _systemPromptOptions?: unknown,
+    systemPromptOptions?: SystemPromptSources,
   ): Promise<{ systemPrompt?: string } | undefined> {
     if (!this.hasHandlers("before_agent_start")) return undefined;
-    const next = await this.beforeAgentStart(prompt, systemPrompt);
+    const next = await this.beforeAgentStart(prompt, systemPrompt, systemPromptOptions, images);
     return next !== systemPrompt ? { systemPrompt: next } : undefined;
   }
 

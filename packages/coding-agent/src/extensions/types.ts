@@ -9,6 +9,8 @@ import type { ImageContent, Model, TextContent, TSchema } from "@tiller/ai";
 import type { BashResult } from "../agent-session/user-bash.js";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { CompactionPreparation } from "../compaction/entry-compaction.js";
+import type { ContextFile } from "../context/context-files.js";
+import type { Skill } from "../context/skills.js";
 import type { EventBus } from "../event-bus.js";
 import type { ProviderConfig } from "../models/models-json.js";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.js";
@@ -37,6 +39,19 @@ export type InputSource = "interactive" | "rpc" | "extension";
 
 /** Why a session (re)started (`reload`: `AgentSession.reload` re-ran the extensions). */
 export type SessionStartReason = "startup" | "reload" | "new" | "resume" | "fork";
+
+/** What a session's system prompt was built from, in the shape of pi's `BuildSystemPromptOptions`. */
+export interface SystemPromptSources {
+  cwd: string;
+  /** The prompt that replaced the built-in base prompt (`--system-prompt`), if any. */
+  customPrompt?: string;
+  /** Names of the active tools. */
+  selectedTools?: string[];
+  appendSystemPrompt?: string;
+  contextFiles?: ContextFile[];
+  /** The loaded skills (Tiller's also say where they came from, `source`; pi's do not). */
+  skills?: Array<Omit<Skill, "source"> & Partial<Pick<Skill, "source">>>;
+}
 
 /** Events an extension can only observe, plus those whose handler result changes what happens. */
 export interface ExtensionEventMap {
@@ -102,7 +117,15 @@ export interface ExtensionEventMap {
   /** Raw user input before template expansion; a handler may transform it or handle it entirely. */
   input: { type: "input"; text: string; images?: ImageContent[]; source: InputSource };
   /** Before a run starts: the handler may replace the system prompt for this run. */
-  before_agent_start: { type: "before_agent_start"; prompt: string; systemPrompt: string };
+  before_agent_start: {
+    type: "before_agent_start";
+    prompt: string;
+    /** Images sent with the prompt. */
+    images?: ImageContent[];
+    systemPrompt: string;
+    /** What the system prompt was built from (pi's): extensions read what was loaded without looking again. */
+    systemPromptOptions: SystemPromptSources;
+  };
   /** Before each model call: the handler may replace the messages sent (the transcript itself is unchanged). */
   context: { type: "context"; messages: AgentMessage[] };
   /** Before a tool runs: the handler may block it or replace its arguments. */
