@@ -24,7 +24,8 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   AgentSessionServices: "its ResourceLoader differs (above)",
   BuildSystemPromptOptions: "Tiller's system-prompt builder takes context files and skills directly",
   CreateAgentSessionFromServicesOptions: "customTools are ToolDefinitions (above)",
-  CreateAgentSessionOptions: "Tiller's options take AgentTool objects, pi's take tool names and a resource loader",
+  CreateAgentSessionOptions:
+    "tool names, customTools (with the PiContextPart context) and noTools are accepted; pi's ResourceLoader is not (its getExtensions() has no `runner`, see LoadExtensionsResult)",
   CreateAgentSessionResult: "its session is Tiller's AgentSession (see PENDING_PI_CLASSES); extensionsResult is there",
   CreateAgentSessionRuntimeFactory: "its result types differ (above)",
   CreateAgentSessionRuntimeResult: "its result types differ (above)",
