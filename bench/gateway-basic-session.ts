@@ -73,8 +73,9 @@ export class BasicSession implements EmbeddedSession {
     };
   }
 
-  steer(text: string): void {
+  steer(text: string): Promise<void> {
     this.steering.push(text);
+    return Promise.resolve();
   }
 
   clearQueue(): { steering: string[]; followUp: string[] } {

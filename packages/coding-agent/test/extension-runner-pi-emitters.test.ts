@@ -83,8 +83,8 @@ describe("ExtensionRunner: pi's emit* hooks", () => {
     const { ours, theirs } = await bothRunners("before_agent_start", [
       (e: { systemPrompt: string }) => ({ systemPrompt: `${e.systemPrompt} +rule` }),
     ]);
-    const a = await ours.emitBeforeAgentStart("hi", undefined, "base", {});
-    const b = await theirs.emitBeforeAgentStart("hi", undefined, "base", {} as never);
+    const a = await ours.emitBeforeAgentStart("hi", undefined, "base", { cwd: "/p" });
+    const b = await theirs.emitBeforeAgentStart("hi", undefined, "base", { cwd: "/p" });
     expect(a?.systemPrompt).toBe(b?.systemPrompt);
     expect(a).toEqual({ systemPrompt: "base +rule" });
     ours.invalidate("replaced");

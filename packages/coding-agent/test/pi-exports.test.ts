@@ -24,7 +24,8 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   AgentSessionServices: "its ResourceLoader differs (above)",
   BuildSystemPromptOptions: "Tiller's system-prompt builder takes context files and skills directly",
   CreateAgentSessionFromServicesOptions: "customTools are ToolDefinitions (above)",
-  CreateAgentSessionOptions: "Tiller's options take AgentTool objects, pi's take tool names and a resource loader",
+  CreateAgentSessionOptions:
+    "tool names, customTools (with the PiContextPart context) and noTools are accepted; pi's ResourceLoader is not (its getExtensions() has no `runner`, see LoadExtensionsResult)",
   CreateAgentSessionResult: "its session is Tiller's AgentSession (see PENDING_PI_CLASSES); extensionsResult is there",
   CreateAgentSessionRuntimeFactory: "its result types differ (above)",
   CreateAgentSessionRuntimeResult: "its result types differ (above)",
@@ -36,8 +37,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
     "a pi host's withSession callbacks take pi's ReplacedSessionContext (with pi's nominal ModelRegistry); Tiller's take its command context",
   ExtensionContextActions:
     "pi's getContextUsage may report null tokens (unknown right after a compaction); Tiller always estimates a number",
-  ExtensionEvent:
-    "pi's union also has resources_discover, after_provider_response, model_select and thinking_level_select, not dispatched by Tiller yet",
   ExtensionFactory: "its parameter is the ExtensionAPI (above)",
   ExtensionShortcut: "terminal UI: comes with the TUI issue",
   LoadExtensionsResult: "Tiller adds the `runner` that dispatches the loaded extensions",
@@ -46,7 +45,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
     "Tiller's provider config (models.json shape) has no streamSimple (a custom stream function), oauth or authHeader: a provider that needs them is not served yet",
   ProviderModelConfig: "models of ProviderConfig (above)",
   ResourceLoader: "getThemes returns no pi Theme objects (no TUI themes)",
-  SessionInfo: "Tiller's listing reads file heads and tails: sizeBytes instead of messageCount/allMessagesText",
 };
 
 /** pi classes whose instances Tiller's do not yet match member for member, and why. */
@@ -55,13 +53,13 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
     "its events include Tiller's approval events (tool_approval_request/end), which pi's AgentEvent union lacks: " +
     "an addition no type can hide; pi-typed listeners still receive every pi event",
   AgentSession:
-    "reload is not there yet; setModel and steer return no promise; resourceLoader, extensionRunner and tool definitions are Tiller's types (their contexts hold Tiller's ModelRegistry)",
+    "resourceLoader, extensionRunner and tool definitions are Tiller's types (their contexts hold Tiller's ModelRegistry)",
   AuthStorage:
     "permanent (README, differences from pi): pi's class has private members, so no other class is assignable to it; and Tiller runs no OAuth login flow",
   ModelRegistry:
     "permanent: its authStorage is typed as pi's AuthStorage class, whose private members no other class matches (the extension-context check compares the other public members)",
   ExtensionRunner:
-    "6 of pi's members are not there: bindCore (Tiller binds setContext/bindCommandContext and the shared runtime), getShortcuts/getShortcutDiagnostics/getMessageRenderer (terminal UI), emitMessageEnd and emitResourcesDiscover (events Tiller does not dispatch yet); its contexts hold Tiller's ModelRegistry",
+    "4 of pi's members are not there: bindCore (Tiller binds setContext/bindCommandContext and the shared runtime), getShortcuts/getShortcutDiagnostics/getMessageRenderer (terminal UI); its contexts hold Tiller's ModelRegistry",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
   FooterComponent: "setSession takes an AgentSession (pending above)",

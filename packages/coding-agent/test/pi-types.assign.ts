@@ -18,6 +18,9 @@ import type * as T from "@tiller/coding-agent";
 /** Tiller's agent events minus the ones it adds (approvals: pi has none), the part a pi-typed listener knows. */
 type PiKnownEvent = Exclude<AgentEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
 
+/** The extension events a pi-typed handler knows: Tiller's approval events are an addition (as RpcClient's are). */
+type PiKnownExtensionEvent = Exclude<T.ExtensionEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
+
 type PublicOf<C> = { [K in keyof C]: C[K] };
 /** pi's public surface without its `_`-prefixed members (public in TypeScript, internal by pi's convention). */
 type PiApiOf<C> = { [K in keyof C as K extends `_${string}` ? never : K]: C[K] };
@@ -222,6 +225,8 @@ export const parts = {
 };
 
 export const output = {
+  ExtensionEvent: (x: PiKnownExtensionEvent): Pi.ExtensionEvent => x,
+  SessionInfo: (x: T.SessionInfo): Pi.SessionInfo => x,
   ToolInfo: (x: T.ToolInfo): Pi.ToolInfo => x,
   ExtensionError: (x: T.ExtensionError): Pi.ExtensionError => x,
   ExecResult: (x: T.ExecResult): Pi.ExecResult => x,

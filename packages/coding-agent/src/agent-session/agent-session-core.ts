@@ -12,6 +12,7 @@
 import type {
   Agent,
   AgentEvent,
+  AgentEventOf,
   AgentMessage,
   AgentTool,
   ApprovalDecision,
@@ -21,7 +22,7 @@ import type {
 } from "@tiller/agent";
 import { clampThinkingLevel, type ImageContent, type Model, type UserMessage } from "@tiller/ai";
 import type { CompactionResult } from "../compaction/compact.js";
-import { estimateTokens, shouldCompact } from "../compaction/estimate.js";
+import { shouldCompact } from "../compaction/estimate.js";
 import { pruneContext } from "../compaction/pruning.js";
 import { CompactionError } from "../compaction/summarize.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
@@ -31,9 +32,10 @@ import { convertToLlm } from "../session/messages.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import { CompactionController } from "./compaction-controller.js";
-import type { AgentSessionEvent, AgentSessionEventListener, ContextUsage, SessionStats } from "./events.js";
+import type { AgentSessionEvent, AgentSessionEventListener } from "./events.js";
+import { messageEndFromExtensions } from "./extension-hooks.js";
+import { dispatchSessionEvent, settled } from "./listeners.js";
 import { RunRecovery } from "./run-recovery.js";
-import { computeSessionStats } from "./session-stats.js";
 import type { SessionToolRegistry } from "./tool-registry.js";
 import { navigateSessionTree, type TreeNavigationOptions, type TreeNavigationResult } from "./tree-navigation.js";
 import { textOf, userMessage } from "./user-input.js";
@@ -121,24 +123,22 @@ export class AgentSessionCore {
   }
 
   protected emit(event: AgentSessionEvent): Promise<void> | undefined {
-    let pending: Promise<unknown>[] | undefined;
-    for (const l of this.listeners) {
-      try {
-        const r = l(event);
-        if (r && typeof (r as Promise<void>).then === "function") (pending ??= []).push(r as Promise<void>);
-      } catch (err) {
-        console.error(`[tiller] a session listener failed on ${event.type}:`, err);
-      }
-    }
-    return pending ? Promise.all(pending).then(() => undefined) : undefined;
+    return dispatchSessionEvent(this.listeners, event);
   }
 
   private onAgentEvent(event: AgentEvent): Promise<void> | undefined {
     if (event.type === "message_start" && event.message.role === "user") this.takeQueued(event.message);
-    else if (event.type === "message_end") {
-      this.persist(event.message);
-      if (event.message.role === "assistant") this.lastRequestAt = Date.now();
-    } else if (event.type === "turn_end" || event.type === "agent_end") this.sessionManager.sync();
+    else if (event.type === "message_end" && this.extensions?.hasHandlers("message_end"))
+      // pi's order: the extensions first (a replacement takes the message's place), then storing and listeners.
+      return messageEndFromExtensions(event, this.extensions).then(() => this.onMessageEnd(event));
+    else if (event.type === "message_end") return this.onMessageEnd(event);
+    else if (event.type === "turn_end" || event.type === "agent_end") this.sessionManager.sync();
+    return this.emit(event);
+  }
+
+  private onMessageEnd(event: AgentEventOf<"message_end">): Promise<void> | undefined {
+    this.persist(event.message);
+    if (event.message.role === "assistant") this.lastRequestAt = Date.now();
     return this.emit(event);
   }
 
@@ -254,18 +254,21 @@ export class AgentSessionCore {
     }
   }
 
-  /** Queues a message delivered at the next tool boundary of the running loop. */
-  steer(text: string, images?: ImageContent[]): void {
+  /**
+   * Queues a message delivered at the next tool boundary of the running loop (queued when the call returns). The
+   * promise (pi's shape) resolves once the listeners saw the `queue_update`; it never rejects (see `settled`).
+   */
+  steer(text: string, images?: ImageContent[]): Promise<void> {
     this.steeringTexts.push(text);
     this.agent.steer(userMessage(text, images));
-    void this.emitQueue();
+    return settled(this.emitQueue(), "queue_update");
   }
 
-  /** Queues a message delivered when the running loop would otherwise stop. */
-  followUp(text: string, images?: ImageContent[]): void {
+  /** Queues a message delivered when the running loop would otherwise stop (the promise as for `steer`). */
+  followUp(text: string, images?: ImageContent[]): Promise<void> {
     this.followUpTexts.push(text);
     this.agent.followUp(userMessage(text, images));
-    void this.emitQueue();
+    return settled(this.emitQueue(), "queue_update");
   }
 
   /** Drops queued steering and follow-up messages. Returns their texts. */
@@ -285,21 +288,25 @@ export class AgentSessionCore {
     await this.agent.waitForIdle();
   }
 
-  setModel(model: Model): void {
-    this.switchModel(model, this.thinkingLevel, "set");
+  /** Moves to `model` (in effect on return); the promise resolves once `model_select` handlers ran (never rejects). */
+  setModel(model: Model): Promise<void> {
+    return this.switchModel(model, this.thinkingLevel, "set");
   }
 
   /** Moves to `model` with `level` (clamped to it); the thinking level is recorded only when it changes. */
-  protected switchModel(model: Model, level: ThinkingLevel, source: "set" | "cycle"): void {
+  protected switchModel(model: Model, level: ThinkingLevel, source: "set" | "cycle"): Promise<void> {
     const previousModel = this.agent.state.model;
     this.agent.setModel(model);
     const same = previousModel?.provider === model.provider && previousModel.id === model.id;
-    if (!same && this.extensions?.hasHandlers("model_select"))
-      void this.extensions.emit({ type: "model_select", model, previousModel, source });
+    const selected =
+      !same && this.extensions?.hasHandlers("model_select")
+        ? this.extensions.emit({ type: "model_select", model, previousModel, source })
+        : undefined;
     this.sessionManager.appendModelChange(model.provider, model.id);
-    void this.emit({ type: "model_changed", model });
+    const changed = this.emit({ type: "model_changed", model });
     const clamped = clampThinkingLevel(model, level) as ThinkingLevel;
     if (clamped !== this.thinkingLevel) this.setThinkingLevel(clamped);
+    return settled(Promise.all([selected, changed]), "model_select");
   }
 
   /** Sets the reasoning level, clamped to what the model supports. Returns the level applied. */
@@ -421,23 +428,6 @@ export class AgentSessionCore {
     this.nextTurn.length = 0;
     this.compaction.indexBranch();
     return file;
-  }
-
-  // ---- stats ----
-
-  getSessionStats(): SessionStats {
-    return computeSessionStats(this.sessionManager);
-  }
-
-  getContextUsage(): ContextUsage {
-    const tokens = this.compaction.contextTokens(this.compaction.applyView(this.agent.state.messages));
-    const contextWindow = this.model.contextWindow;
-    return { tokens, contextWindow, percent: contextWindow > 0 ? (tokens / contextWindow) * 100 : 0 };
-  }
-
-  /** Estimated tokens of one message (exposed for UIs). */
-  estimateTokens(message: AgentMessage): number {
-    return estimateTokens(message);
   }
 
   // ---- lifecycle ----

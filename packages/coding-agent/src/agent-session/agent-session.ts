@@ -4,10 +4,13 @@
  * larger behaviour lives in its own file.
  */
 
-import type { Agent, AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
+import type { AgentMessage, AgentState, AgentTool, QueueMode, ThinkingLevel } from "@tiller/agent";
 import { clampThinkingLevel, getSupportedThinkingLevels, type ImageContent, type TextContent } from "@tiller/ai";
+import { wireExtensions } from "../cli/session-setup.js";
+import { estimateTokens } from "../compaction/estimate.js";
 import type { PromptTemplate } from "../context/prompt-templates.js";
 import type { ExtensionBindings, ExtensionCommandContext } from "../extensions/context.js";
+import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
 import { ExtensionRunner } from "../extensions/runner.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
@@ -15,9 +18,12 @@ import type { BashExecutionMessage, CustomMessage } from "../session/messages.js
 import { type BashOperations, createLocalBashOperations } from "../tools/bash.js";
 import type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
 import { AgentSessionCore } from "./agent-session-core.js";
+import type { ContextUsage, SessionStats } from "./events.js";
+import { discoveredResourcePaths, ExtensionHooks } from "./extension-hooks.js";
 import { exportBranchToHtml } from "./html-export.js";
 import { type ModelCycleResult, nextCandidate, type ScopedModel } from "./model-cycling.js";
 import { exportBranchToJsonl } from "./session-export.js";
+import { computeSessionStats } from "./session-stats.js";
 import { SessionToolRegistry, type ToolInfo } from "./tool-registry.js";
 import { type BashResult, runUserBash } from "./user-bash.js";
 import { lastAssistantText, textOf } from "./user-input.js";
@@ -337,6 +343,23 @@ export class AgentSession extends AgentSessionCore {
       this.agent.setThinkingLevel(clampThinkingLevel(this.model, thinkingLevel as ThinkingLevel) as ThinkingLevel);
   }
 
+  // ---- stats ----
+
+  getSessionStats(): SessionStats {
+    return computeSessionStats(this.sessionManager);
+  }
+
+  getContextUsage(): ContextUsage {
+    const tokens = this.compaction.contextTokens(this.compaction.applyView(this.agent.state.messages));
+    const contextWindow = this.model.contextWindow;
+    return { tokens, contextWindow, percent: contextWindow > 0 ? (tokens / contextWindow) * 100 : 0 };
+  }
+
+  /** Estimated tokens of one message (exposed for UIs). */
+  estimateTokens(message: AgentMessage): number {
+    return estimateTokens(message);
+  }
+
   // ---- resources and extensions ----
 
   /** The loader the session was created with; undefined for a session assembled without one. */
@@ -354,29 +377,17 @@ export class AgentSession extends AgentSessionCore {
   /**
    * Makes `runner` the session's extension runner (the CLI loads extensions itself) and hooks it in where the
    * session decides: compactions (`session_before_compact`, `session_compact`), tree moves (`session_before_tree`,
-   * `session_tree`), user commands (`user_bash`) and
-   * provider requests (`before_provider_request`, after any `onPayload` the agent already had).
+   * `session_tree`), user commands (`user_bash`), provider requests and responses (`before_provider_request`
+   * after any `onPayload` the agent already had, `after_provider_response`), tool calls and results, the context
+   * and the agent events. A later call replaces the earlier runner's hooks.
    */
   useExtensionHooks(runner: ExtensionRunner): void {
     this.runner = runner;
     this.extensions = runner;
     this.compaction.extensions = runner;
-    this.basePayload ??= { fn: this.agent.onPayload, onResponse: this.agent.onResponse };
-    const baseResponse = this.basePayload.onResponse;
-    this.agent.onResponse = async (response, model) => {
-      await baseResponse?.(response, model);
-      if (runner.hasHandlers("after_provider_response"))
-        await runner.emit({ type: "after_provider_response", status: response.status, headers: response.headers });
-    };
-    const base = this.basePayload.fn;
-    this.agent.onPayload = async (payload, model) => {
-      const own = base ? ((await base(payload, model)) ?? payload) : payload;
-      if (!runner.hasHandlers("before_provider_request")) return base ? own : undefined;
-      return runner.emitBeforeProviderRequest(own);
-    };
+    this.hooks.use(runner);
   }
-  /** The agent's `onPayload` before `useExtensionHooks` wrapped it (kept so a second call does not wrap twice). */
-  private basePayload: { fn: Agent["onPayload"]; onResponse: Agent["onResponse"] } | undefined;
+  private readonly hooks = new ExtensionHooks(this.agent, (listener) => this.subscribe(listener));
 
   /**
    * pi's `bindExtensions`: the host's UI, `/command` session controls, shutdown handler and error listener for the
@@ -405,6 +416,53 @@ export class AgentSession extends AgentSessionCore {
         options?: { deliverAs?: "steer" | "followUp" },
       ) => this.sendUserMessage(content, options),
     });
+  }
+
+  /**
+   * pi's `reload`: the extensions get `session_shutdown` (reason `reload`), the settings files and the resource
+   * loader are read again (extension factories run again; skills, prompts and context files are re-read). The
+   * new extensions take over the host's bindings (UI, `/command` controls, shutdown, error listeners) and the
+   * flag values; the old extensions' contexts go stale, their tools leave the session, the new extensions' tools
+   * join it active, the other active tools stay, and a system prompt built from the loader is rebuilt. Then the
+   * extensions get `session_start` (reason `reload`). Without a resource loader (the CLI loads extensions
+   * itself) the extensions are not re-run: they get the two events around the settings reload.
+   */
+  async reload(): Promise<void> {
+    this.assertIdle("reload");
+    const previous = this.runner;
+    await previous.emit({ type: "session_shutdown", reason: "reload" });
+    await this.settingsManager.reload();
+    if (this.loader) {
+      const flags = previous.getFlagValues();
+      const active = this.getActiveToolNames();
+      const oldTools = new Set(previous.getTools().map((t) => t.name));
+      await this.loader.reload();
+      const loaded = this.loader.getExtensions();
+      const runner = loaded.runner;
+      for (const [name, value] of flags) runner.setFlagValue(name, value);
+      wireExtensions(this, runner, previous.createContext().cwd, { hasUI: previous.hasUI() });
+      if (loaded.runtime !== runner.runtime) bindExtensionRuntime(loaded.runtime, this);
+      previous.passHostTo(runner);
+      previous.invalidate();
+      for (const name of oldTools) this.registry.remove(name);
+      this.registry.addExtensionTools(runner);
+      const added = runner.getTools().map((t) => t.name);
+      this.setActiveToolsByName([...new Set([...active.filter((n) => !oldTools.has(n)), ...added])]);
+    }
+    await this.runner.emit({ type: "session_start", reason: "reload", sessionId: this.sessionId });
+    await this.extendResourcesFromExtensions("reload");
+  }
+
+  /**
+   * Sends `resources_discover` (after `session_start`, as pi): the skill folders the extensions name join the
+   * resource loader's skills at once, and a system prompt built from the loader is rebuilt with them.
+   */
+  async extendResourcesFromExtensions(reason: "startup" | "reload"): Promise<void> {
+    if (!this.loader || !this.runner.hasHandlers("resources_discover")) return;
+    const found = await this.runner.emitResourcesDiscover(this.runner.createContext().cwd, reason);
+    if (found.skillPaths.length + found.promptPaths.length + found.themePaths.length === 0) return;
+    this.loader.extendResources(discoveredResourcePaths(found, this.runner.createContext().cwd));
+    this.setActiveToolsByName(this.getActiveToolNames());
   }
 
   /** Whether any loaded extension handles `eventType`. */

@@ -8,7 +8,6 @@ import { wireExtensions } from "../cli/session-setup.js";
 import { buildSystemPrompt } from "../context/system-prompt.js";
 import { createSessionContext, type ExtensionContext } from "../extensions/context.js";
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
-import { localExtensionSource } from "../extensions/source-info.js";
 import { type ToolDefinition, wrapToolDefinition } from "../extensions/tool-definition.js";
 import { createNoUIContext } from "../extensions/ui-context.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
@@ -72,10 +71,7 @@ export function resolveSessionTools(options: SessionToolOptions, cwd: string): S
     registry.add(tool, sdkToolSource(def.name), def as ToolDefinition);
   }
   for (const t of runner?.getTools() ?? []) if (!tools.some((x) => x.name === t.name)) tools.push(t);
-  for (const ext of runner?.extensions ?? []) {
-    const source = localExtensionSource(ext.path);
-    for (const t of ext.tools) if (tools.includes(t)) registry.add(t, source);
-  }
+  if (runner) registry.addExtensionTools(runner, tools);
 
   let systemPrompt = options.systemPrompt;
   let systemPromptFor: ((tools: readonly AgentTool[]) => string) | undefined;

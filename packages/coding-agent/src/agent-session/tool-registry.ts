@@ -3,7 +3,8 @@
  * where it came from. `setActiveToolsByName` picks from it; tools outside it cannot be switched on by name.
  */
 import type { AgentTool } from "@tiller/agent";
-import { createSyntheticSourceInfo, type SourceInfo } from "../extensions/source-info.js";
+import type { ExtensionRunner } from "../extensions/runner.js";
+import { createSyntheticSourceInfo, localExtensionSource, type SourceInfo } from "../extensions/source-info.js";
 import { asDefinition, type ToolDefinition } from "../extensions/tool-definition.js";
 
 /** A tool as `AgentSession.getAllTools` lists it. */
@@ -33,6 +34,18 @@ export class SessionToolRegistry {
       definition: definition ?? asDefinition(tool),
       sourceInfo: sourceInfo ?? sdkToolSource(tool.name),
     });
+  }
+  /** Forgets the tool `name` (it can no longer be switched on by name). */
+  remove(name: string): void {
+    this.byName.delete(name);
+  }
+  /** Adds the extensions' tools found in `among` (default: those `runner` hands the agent), each with its extension as source. */
+  addExtensionTools(runner: ExtensionRunner, among: readonly AgentTool[] = runner.getTools()): void {
+    const handed = new Set(among);
+    for (const ext of runner.extensions) {
+      const source = localExtensionSource(ext.path);
+      for (const t of ext.tools) if (handed.has(t)) this.add(t, source);
+    }
   }
   /** Adds the tools not known yet, as the program's. */
   addMissing(tools: readonly AgentTool[]): void {

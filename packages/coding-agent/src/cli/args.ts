@@ -38,6 +38,18 @@ export interface CliArgs {
   help: boolean;
   /** Positional words, joined into the first prompt. */
   messages: string[];
+  /** Long options the CLI does not know: extensions' flags, checked once the extensions are loaded. */
+  extensionFlags: ExtensionFlagArg[];
+}
+
+/**
+ * `--name`, `--name=value` or `--name value` (pi's rule: the next word is taken when it starts with neither `-`
+ * nor `@`). When the flag turns out to be boolean, the word taken (`next`) goes back among the messages at `at`.
+ */
+export interface ExtensionFlagArg {
+  name: string;
+  value?: string;
+  next?: { text: string; at: number };
 }
 
 export type ParseResult = { ok: true; args: CliArgs } | { ok: false; error: string };
@@ -99,6 +111,7 @@ export function parseArgs(argv: readonly string[]): ParseResult {
     version: false,
     help: false,
     messages: [],
+    extensionFlags: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!;
@@ -125,6 +138,16 @@ export function parseArgs(argv: readonly string[]): ParseResult {
       continue;
     }
     const key = VALUE_FLAGS[flag];
+    if (!key && flag.startsWith("--") && flag.length > 2) {
+      const next = argv[i + 1];
+      const name = flag.slice(2);
+      if (inline !== undefined) args.extensionFlags.push({ name, value: inline });
+      else if (next !== undefined && !next.startsWith("-") && !next.startsWith("@")) {
+        args.extensionFlags.push({ name, next: { text: next, at: args.messages.length } });
+        i++;
+      } else args.extensionFlags.push({ name });
+      continue;
+    }
     if (!key) return { ok: false, error: `unknown option ${flag}` };
     let value = inline;
     if (value === undefined) {

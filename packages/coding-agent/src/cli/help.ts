@@ -27,6 +27,7 @@ Options:
       --system-prompt <text>      replace the base system prompt
       --append-system-prompt <t>  append text to the system prompt
   -e, --extension <path>          load an extension (repeatable)
+      --<flag> [value]            a flag an extension registers (its getFlag reads it)
       --list-models [search]      list known models and exit
   -v, --version                   print the version and exit
   -h, --help                      this help

@@ -39,11 +39,13 @@ export function assistantText(m: AssistantMessage): string {
 }
 
 async function start(args: CliArgs): Promise<{ setup: CliSetup; text: string } | number> {
-  const text = await promptText(args);
-  if (!text) {
+  const noPrompt = () => {
     process.stderr.write('tiller: no prompt given (pass it as an argument or on stdin; "tiller --help" for usage)\n');
     return 2;
-  }
+  };
+  // A word after an extension's flag may be its value or part of the prompt: only the extensions can tell.
+  const early = args.extensionFlags.some((f) => f.next) ? undefined : await promptText(args);
+  if (early === "") return noPrompt();
   let setup: CliSetup;
   try {
     setup = await setupSession(args, { hasUI: false });
@@ -53,6 +55,11 @@ async function start(args: CliArgs): Promise<{ setup: CliSetup; text: string } |
       return 2;
     }
     throw err;
+  }
+  const text = early ?? (await promptText(args));
+  if (!text) {
+    await shutdown(setup);
+    return noPrompt();
   }
   for (const n of setup.notes) process.stderr.write(`tiller: ${n.message}\n`);
   setup.extensions.onError((e) =>

@@ -23,7 +23,7 @@ import { createSessionContext, sessionCommandActions } from "../extensions/conte
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
 import { loadExtensions } from "../extensions/loader.js";
 import type { ExtensionRunner } from "../extensions/runner.js";
-import type { InputSource } from "../extensions/types.js";
+import type { InputSource, SystemPromptSources } from "../extensions/types.js";
 import { createNoUIContext } from "../extensions/ui-context.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
 import type { McpManager } from "../mcp/manager.js";
@@ -32,6 +32,7 @@ import { SessionManager } from "../session/session-manager.js";
 import { buildToolPipeline } from "../tools/pipeline.js";
 import type { CliArgs } from "./args.js";
 import { CliUsageError } from "./errors.js";
+import { applyExtensionFlags } from "./extension-flags.js";
 import { type McpTrustPrompt, mcpToolAllowed, startMcp, wireMcpTools } from "./mcp-setup.js";
 import { createTools } from "./tools-setup.js";
 
@@ -48,6 +49,8 @@ export interface CliSetup {
   modelRegistry: ModelRegistry;
   /** The system prompt before `before_agent_start` handlers (they get it fresh on every run). */
   baseSystemPrompt: string;
+  /** What `baseSystemPrompt` was built from (`before_agent_start`'s `systemPromptOptions`, tools aside). */
+  promptSources: SystemPromptSources;
   /** True when running on the offline model because nothing is configured. */
   offline: boolean;
   notes: StartupNote[];
@@ -82,6 +85,7 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
   for (const d of skillResult.diagnostics) notes.push({ level: d.severity, message: `skill ${d.path}: ${d.message}` });
   const templates = loadPromptTemplates({ cwd, tillerHome: home });
   const extensions = await loadExtensions({ cwd, tillerHome: home, paths: args.extensions });
+  applyExtensionFlags(args, extensions);
 
   const authStorage = AuthStorage.create(paths.auth);
   const modelRegistry = ModelRegistry.create(authStorage, paths.models);
@@ -112,16 +116,23 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
     ...(options.confirmMcpTrust ? { confirmTrust: options.confirmMcpTrust } : {}),
   });
   const tools = mcp ? [...ownTools, ...mcp.tools().filter((t) => mcpToolAllowed(t.name, args))] : ownTools;
+  const customPrompt = args.systemPrompt !== undefined ? readMaybeFile(args.systemPrompt, cwd) : undefined;
+  const append = args.appendSystemPrompt !== undefined ? readMaybeFile(args.appendSystemPrompt, cwd) : undefined;
   const baseSystemPrompt = buildSystemPrompt({
     cwd,
     tools,
     contextFiles,
     skills: skillResult.skills,
-    ...(args.systemPrompt !== undefined ? { systemPrompt: readMaybeFile(args.systemPrompt, cwd) } : {}),
-    ...(args.appendSystemPrompt !== undefined
-      ? { appendSystemPrompt: readMaybeFile(args.appendSystemPrompt, cwd) }
-      : {}),
+    ...(customPrompt !== undefined ? { systemPrompt: customPrompt } : {}),
+    ...(append !== undefined ? { appendSystemPrompt: append } : {}),
   });
+  const promptSources: SystemPromptSources = {
+    cwd,
+    contextFiles,
+    skills: skillResult.skills,
+    ...(customPrompt !== undefined ? { customPrompt } : {}),
+    ...(append !== undefined ? { appendSystemPrompt: append } : {}),
+  };
 
   let created: Awaited<ReturnType<typeof createAgentSession>>;
   try {
@@ -164,6 +175,7 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
     skills: skillResult.skills,
     modelRegistry,
     baseSystemPrompt,
+    promptSources,
     offline,
     notes,
     ...(mcp ? { mcp } : {}),
@@ -267,35 +279,7 @@ export function wireExtensions(
   runner.bindCommandContext(sessionCommandActions(session));
   bindExtensionRuntime(runner.runtime, session);
   session.useExtensionHooks(runner);
-  if (runner.extensions.length === 0) return;
-  const hooks = runner.agentHooks();
-  const agent = session.agent;
-  agent.beforeToolCall = hooks.beforeToolCall;
-  agent.afterToolCall = hooks.afterToolCall;
-  const sessionTransform = agent.transformContext;
-  agent.transformContext = async (messages, signal) =>
-    hooks.transformContext(sessionTransform ? await sessionTransform(messages, signal) : messages);
-  session.subscribe((event) => {
-    if (event.type in AGENT_EVENT_TYPES)
-      return runner.emitAgentEvent(event as Parameters<typeof runner.emitAgentEvent>[0]);
-    return undefined;
-  });
 }
-
-const AGENT_EVENT_TYPES: Record<string, true> = {
-  agent_start: true,
-  agent_end: true,
-  turn_start: true,
-  turn_end: true,
-  message_start: true,
-  message_update: true,
-  message_end: true,
-  tool_execution_start: true,
-  tool_execution_update: true,
-  tool_execution_end: true,
-  tool_approval_request: true,
-  tool_approval_end: true,
-};
 
 /** Ends a CLI session: extensions get `session_shutdown`, then the session file's lock is released. */
 export async function shutdown(setup: CliSetup): Promise<void> {
@@ -332,7 +316,10 @@ export async function submit(
     return { kind: "queued", as };
   }
   if (setup.extensions.hasHandlers("before_agent_start")) {
-    session.agent.setSystemPrompt(await setup.extensions.beforeAgentStart(expanded, setup.baseSystemPrompt));
+    const sources = { ...setup.promptSources, selectedTools: session.getActiveToolNames() };
+    session.agent.setSystemPrompt(
+      await setup.extensions.beforeAgentStart(expanded, setup.baseSystemPrompt, sources, images),
+    );
   }
   await session.prompt(expanded, images ? { images } : {});
   return { kind: "prompted" };

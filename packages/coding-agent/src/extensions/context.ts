@@ -116,8 +116,8 @@ export function sessionContextActions(session: AgentSession, shutdown: () => voi
 const NEEDS_RUNTIME = "needs a host that can replace the session (an AgentSessionRuntime)";
 
 /**
- * Command actions of a bare session: waiting and tree moves act on it; replacing it (`newSession`, `fork`,
- * `switchSession`, `reload`) needs an AgentSessionRuntime, which binds its own actions, so here they reject.
+ * Command actions of a bare session: waiting, tree moves and `reload` act on it; replacing it (`newSession`,
+ * `fork`, `switchSession`) needs an AgentSessionRuntime, which binds its own actions, so here they reject.
  */
 export function sessionCommandActions(session: AgentSession): ExtensionCommandContextActions {
   const refuse = (what: string) => Promise.reject(new Error(`${what} ${NEEDS_RUNTIME}`));
@@ -129,7 +129,7 @@ export function sessionCommandActions(session: AgentSession): ExtensionCommandCo
       cancelled: (await session.navigateTree(targetId, options ?? {})).cancelled,
     }),
     switchSession: () => refuse("switchSession"),
-    reload: () => refuse("reload"),
+    reload: () => session.reload(),
   };
 }
 

@@ -143,7 +143,7 @@ export function bindExtensionRuntime(runtime: ExtensionRuntime, session: AgentSe
   runtime.setActiveTools = (names) => active().setActiveToolsByName(names);
   runtime.getCommands = () => commandsOf(active());
   runtime.setModel = async (model) => {
-    active().setModel(model);
+    await active().setModel(model);
     return true;
   };
   runtime.getThinkingLevel = () => active().thinkingLevel;

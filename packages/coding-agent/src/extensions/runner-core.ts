@@ -46,8 +46,8 @@ export class ExtensionRunnerCore {
   readonly extensions: readonly LoadedExtension[];
   private uiContext: ExtensionUIContext = createNoUIContext();
   private context: ExtensionContext = unboundContext(() => this.uiContext);
-  private commandActions: ExtensionCommandContextActions = NO_COMMAND_ACTIONS;
-  private errorListeners: Array<(error: ExtensionError) => void> = [];
+  protected commandActions: ExtensionCommandContextActions = NO_COMMAND_ACTIONS;
+  protected errorListeners: Array<(error: ExtensionError) => void> = [];
   /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
   private pendingErrors: ExtensionError[] = [];
 

@@ -10,7 +10,7 @@ import type {
 import type { ImageContent } from "@tiller/ai";
 import { errorOf, errorText } from "./instantiate.js";
 import { ExtensionRunnerCore } from "./runner-core.js";
-import type { ExtensionEventMap, ExtensionResult, InputSource } from "./types.js";
+import type { ExtensionEventMap, ExtensionResult, InputSource, SystemPromptSources } from "./types.js";
 
 export { errorText, instantiateExtension, type LoadedExtension } from "./instantiate.js";
 export { ExtensionRunnerCore } from "./runner-core.js";
@@ -41,6 +41,50 @@ export class ExtensionRunner extends ExtensionRunnerCore {
       if (r !== undefined) current = r;
     }
     return current;
+  }
+
+  /**
+   * `message_end` (pi's `emitMessageEnd`): each handler sees the message as replaced so far and may return one
+   * of the same role (another role is reported and ignored). Returns the replacement, undefined when none.
+   */
+  async emitMessageEnd(event: ExtensionEventMap["message_end"]): Promise<AgentMessage | undefined> {
+    let current = event.message;
+    let replaced = false;
+    for (const [ext, handler] of this.handlersOf("message_end")) {
+      const r = await this.call(ext, "message_end", handler, { ...event, message: current });
+      if (!r?.message) continue;
+      if (r.message.role !== current.role) {
+        this.report({
+          extensionPath: ext.path,
+          event: "message_end",
+          error: "message_end handlers must return a message with the same role",
+        });
+        continue;
+      }
+      current = r.message;
+      replaced = true;
+    }
+    return replaced ? current : undefined;
+  }
+
+  /**
+   * `resources_discover` (pi's `emitResourcesDiscover`): the skill, prompt and theme folders every handler
+   * named, each with the extension that named it.
+   */
+  async emitResourcesDiscover(
+    cwd: string,
+    reason: "startup" | "reload",
+  ): Promise<Record<"skillPaths" | "promptPaths" | "themePaths", Array<{ path: string; extensionPath: string }>>> {
+    const out = { skillPaths: [], promptPaths: [], themePaths: [] } as Record<
+      "skillPaths" | "promptPaths" | "themePaths",
+      Array<{ path: string; extensionPath: string }>
+    >;
+    for (const [ext, handler] of this.handlersOf("resources_discover")) {
+      const r = await this.call(ext, "resources_discover", handler, { type: "resources_discover", cwd, reason });
+      for (const key of ["skillPaths", "promptPaths", "themePaths"] as const)
+        for (const path of r?.[key] ?? []) out[key].push({ path, extensionPath: ext.path });
+    }
+    return out;
   }
 
   /** Forwards an agent event to observers; cheap when nobody listens. */
@@ -85,14 +129,25 @@ export class ExtensionRunner extends ExtensionRunnerCore {
     return r.action === "transform" ? r.text : text;
   }
 
-  /** `before_agent_start`: the system prompt for this run; later extensions see earlier replacements. */
-  async beforeAgentStart(prompt: string, systemPrompt: string): Promise<string> {
+  /**
+   * `before_agent_start`: the system prompt for this run; later extensions see earlier replacements. `sources`
+   * (default: the context's cwd only) and `images` are handed to the handlers as they are.
+   */
+  async beforeAgentStart(
+    prompt: string,
+    systemPrompt: string,
+    sources?: SystemPromptSources,
+    images?: ImageContent[],
+  ): Promise<string> {
     let current = systemPrompt;
+    const systemPromptOptions = sources ?? { cwd: this.createContext().cwd };
     for (const [ext, handler] of this.handlersOf("before_agent_start")) {
       const r = await this.call(ext, "before_agent_start", handler, {
         type: "before_agent_start",
         prompt,
+        ...(images ? { images } : {}),
         systemPrompt: current,
+        systemPromptOptions,
       });
       if (r && typeof r.systemPrompt === "string") current = r.systemPrompt;
     }
@@ -202,13 +257,12 @@ export class ExtensionRunner extends ExtensionRunnerCore {
   /** pi's `emitBeforeAgentStart`: the system prompt when a handler replaced it, else undefined. */
   async emitBeforeAgentStart(
     prompt: string,
-    _images: ImageContent[] | undefined,
+    images: ImageContent[] | undefined,
     systemPrompt: string,
-    // pi's BuildSystemPromptOptions: Tiller's handlers get the prompt text only.
-    _systemPromptOptions?: unknown,
+    systemPromptOptions?: SystemPromptSources,
   ): Promise<{ systemPrompt?: string } | undefined> {
     if (!this.hasHandlers("before_agent_start")) return undefined;
-    const next = await this.beforeAgentStart(prompt, systemPrompt);
+    const next = await this.beforeAgentStart(prompt, systemPrompt, systemPromptOptions, images);
     return next !== systemPrompt ? { systemPrompt: next } : undefined;
   }
 
@@ -227,6 +281,17 @@ export class ExtensionRunner extends ExtensionRunnerCore {
     this.shutdownHandler = handler ?? (() => {});
   }
   private shutdownHandler: () => void = () => {};
+
+  /**
+   * Hands what the host bound to this runner (UI, `/command` session controls, shutdown handler, error
+   * listeners) to `next`, the runner of the reloaded extensions (`AgentSession.reload`).
+   */
+  passHostTo(next: ExtensionRunner): void {
+    next.setUIContext(this.getUIContext());
+    next.bindCommandContext(this.commandActions);
+    next.setShutdownHandler(this.shutdownHandler);
+    for (const l of this.errorListeners) next.onError(l);
+  }
 
   /** Hooks in the shape of the agent loop's config (`beforeToolCall`, `afterToolCall`, `transformContext`). */
   agentHooks(): {

@@ -9,6 +9,8 @@ import type { ImageContent, Model, TextContent, TSchema } from "@tiller/ai";
 import type { BashResult } from "../agent-session/user-bash.js";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { CompactionPreparation } from "../compaction/entry-compaction.js";
+import type { ContextFile } from "../context/context-files.js";
+import type { Skill } from "../context/skills.js";
 import type { EventBus } from "../event-bus.js";
 import type { ProviderConfig } from "../models/models-json.js";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.js";
@@ -35,11 +37,29 @@ export interface TreePreparation {
 /** Where user input came from: the terminal UI (and print mode), an RPC client, or an extension. */
 export type InputSource = "interactive" | "rpc" | "extension";
 
-/** Why a session (re)started. */
-export type SessionStartReason = "startup" | "new" | "resume" | "fork";
+/** Why a session (re)started (`reload`: `AgentSession.reload` re-ran the extensions). */
+export type SessionStartReason = "startup" | "reload" | "new" | "resume" | "fork";
+
+/** What a session's system prompt was built from, in the shape of pi's `BuildSystemPromptOptions`. */
+export interface SystemPromptSources {
+  cwd: string;
+  /** The prompt that replaced the built-in base prompt (`--system-prompt`), if any. */
+  customPrompt?: string;
+  /** Names of the active tools. */
+  selectedTools?: string[];
+  appendSystemPrompt?: string;
+  contextFiles?: ContextFile[];
+  /** The loaded skills (Tiller's also say where they came from, `source`; pi's do not). */
+  skills?: Array<Omit<Skill, "source"> & Partial<Pick<Skill, "source">>>;
+}
 
 /** Events an extension can only observe, plus those whose handler result changes what happens. */
 export interface ExtensionEventMap {
+  /**
+   * After the session started or reloaded, before `session_start`: a handler may name more skill, prompt and
+   * theme folders (Tiller reads the skill folders; its prompts and themes come from its own folders).
+   */
+  resources_discover: { type: "resources_discover"; cwd: string; reason: "startup" | "reload" };
   session_start: { type: "session_start"; reason: SessionStartReason; sessionId?: string };
   /** The session ends: the program quits, or the session is replaced (`targetSessionFile`: where it continues). */
   session_shutdown: {
@@ -97,7 +117,15 @@ export interface ExtensionEventMap {
   /** Raw user input before template expansion; a handler may transform it or handle it entirely. */
   input: { type: "input"; text: string; images?: ImageContent[]; source: InputSource };
   /** Before a run starts: the handler may replace the system prompt for this run. */
-  before_agent_start: { type: "before_agent_start"; prompt: string; systemPrompt: string };
+  before_agent_start: {
+    type: "before_agent_start";
+    prompt: string;
+    /** Images sent with the prompt. */
+    images?: ImageContent[];
+    systemPrompt: string;
+    /** What the system prompt was built from (pi's): extensions read what was loaded without looking again. */
+    systemPromptOptions: SystemPromptSources;
+  };
   /** Before each model call: the handler may replace the messages sent (the transcript itself is unchanged). */
   context: { type: "context"; messages: AgentMessage[] };
   /** Before a tool runs: the handler may block it or replace its arguments. */
@@ -114,10 +142,12 @@ export interface ExtensionEventMap {
   };
   agent_start: Extract<AgentEvent, { type: "agent_start" }>;
   agent_end: Extract<AgentEvent, { type: "agent_end" }>;
-  turn_start: Extract<AgentEvent, { type: "turn_start" }>;
-  turn_end: Extract<AgentEvent, { type: "turn_end" }>;
+  /** A turn begins: `turnIndex` counts the run's turns from 0, `timestamp` is when it began (ms since the epoch). */
+  turn_start: { type: "turn_start"; turnIndex: number; timestamp: number };
+  turn_end: Extract<AgentEvent, { type: "turn_end" }> & { turnIndex: number };
   message_start: Extract<AgentEvent, { type: "message_start" }>;
   message_update: Extract<AgentEvent, { type: "message_update" }>;
+  /** A message is final; a handler may return a replacement of the same role (before it is stored). */
   message_end: Extract<AgentEvent, { type: "message_end" }>;
   tool_execution_start: Extract<AgentEvent, { type: "tool_execution_start" }>;
   tool_execution_update: Extract<AgentEvent, { type: "tool_execution_update" }>;
@@ -154,6 +184,9 @@ export interface ExtensionResultMap {
     | { action: "handled" };
   before_agent_start: { systemPrompt?: string };
   context: { messages?: AgentMessage[] };
+  /** The message stored and shown instead; it must keep the original's role. */
+  message_end: { message?: AgentMessage };
+  resources_discover: { skillPaths?: string[]; promptPaths?: string[]; themePaths?: string[] };
   /** `requireApproval`: the call waits for a person's decision (the first handler that asks wins). */
   tool_call: { block?: boolean; reason?: string; input?: Record<string, unknown>; requireApproval?: ApprovalRequest };
   tool_result: { content?: (TextContent | ImageContent)[]; details?: unknown; isError?: boolean };

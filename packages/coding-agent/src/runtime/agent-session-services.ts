@@ -7,6 +7,7 @@ import type { ThinkingLevel } from "@tiller/agent";
 import type { Model } from "@tiller/ai";
 import { type CreateAgentSessionResult, createAgentSession } from "../agent-session/create-agent-session.js";
 import { AuthStorage } from "../auth/auth-storage.js";
+import type { LoadExtensionsResult } from "../extensions/extension-runtime.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
 import type { SessionStartEvent } from "../extensions/types.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
@@ -68,8 +69,7 @@ export async function createAgentSessionServices(
       .getExtensions()
       .errors.map((e) => ({ type: "error" as const, message: `extension ${e.path}: ${e.error}` })),
   ];
-  const extensions = resourceLoader.getExtensions();
-  for (const [k, v] of options.extensionFlagValues ?? []) extensions.runtime.flagValues.set(k, v);
+  diagnostics.push(...applyFlagValues(resourceLoader.getExtensions(), options.extensionFlagValues));
   return { cwd, agentDir, authStorage, settingsManager, modelRegistry, resourceLoader, diagnostics };
 }
 
@@ -116,5 +116,31 @@ export async function createAgentSessionFromServices(
     reason: options.sessionManager.getEntryCount() > 0 ? ("resume" as const) : ("startup" as const),
   };
   await runner.emit({ ...start, sessionId: result.session.sessionId });
+  await result.session.extendResourcesFromExtensions(start.reason === "reload" ? "reload" : "startup");
   return result;
+}
+
+/**
+ * pi's `extensionFlagValues` (a CLI's unknown `--name[=value]` options): a boolean flag is set to `true`, a
+ * string flag to its value; a flag no extension registered, or a string flag without a value, is an error
+ * diagnostic (as in pi) and sets nothing.
+ */
+function applyFlagValues(
+  extensions: LoadExtensionsResult,
+  values: ReadonlyMap<string, boolean | string> | undefined,
+): AgentSessionRuntimeDiagnostic[] {
+  if (!values || values.size === 0) return [];
+  const registered = extensions.runner.getFlags();
+  const out: AgentSessionRuntimeDiagnostic[] = [];
+  const unknown: string[] = [];
+  for (const [name, value] of values) {
+    const flag = registered.get(name);
+    if (!flag) unknown.push(`--${name}`);
+    else if (flag.type === "boolean") extensions.runtime.flagValues.set(name, true);
+    else if (typeof value === "string") extensions.runtime.flagValues.set(name, value);
+    else out.push({ type: "error", message: `Extension flag "--${name}" requires a value` });
+  }
+  if (unknown.length > 0)
+    out.push({ type: "error", message: `Unknown option${unknown.length === 1 ? "" : "s"}: ${unknown.join(", ")}` });
+  return out;
 }

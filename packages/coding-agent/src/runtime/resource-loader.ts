@@ -126,16 +126,7 @@ export class DefaultResourceLoader implements ResourceLoader {
     };
     this.extensions = o.extensionsOverride ? o.extensionsOverride(extensions) : extensions;
 
-    const loadedSkills = o.noSkills
-      ? { skills: [], diagnostics: [] }
-      : loadSkills({ cwd, tillerHome: home, extraPaths: this.extraSkillPaths });
-    const skills = {
-      skills: loadedSkills.skills,
-      diagnostics: loadedSkills.diagnostics.map(
-        (d): ResourceDiagnostic => ({ type: d.severity, message: d.message, path: d.path }),
-      ),
-    };
-    this.skills = o.skillsOverride ? o.skillsOverride(skills) : skills;
+    this.loadSkillSet(cwd, home);
 
     const prompts = {
       prompts: o.noPromptTemplates ? [] : loadPromptTemplates({ cwd, tillerHome: home }),
@@ -176,8 +167,28 @@ export class DefaultResourceLoader implements ResourceLoader {
   getAppendSystemPrompt(): string[] {
     return this.appendSystemPrompt;
   }
-  /** Adds skill folders (prompt and theme paths are accepted; Tiller reads prompts from its folders only). */
+  /**
+   * Adds skill folders and reads the skills again at once (prompt and theme paths are accepted; Tiller reads
+   * prompts from its folders only). The folders stay for later reloads.
+   */
   extendResources(paths: ResourceExtensionPaths): void {
-    for (const p of paths.skillPaths ?? []) this.extraSkillPaths.push(p.path);
+    const added = (paths.skillPaths ?? []).filter((p) => !this.extraSkillPaths.includes(p.path));
+    if (added.length === 0) return;
+    for (const p of added) this.extraSkillPaths.push(p.path);
+    this.loadSkillSet(resolve(this.options.cwd), this.options.agentDir || getTillerHome());
+  }
+
+  private loadSkillSet(cwd: string, home: string): void {
+    const o = this.options;
+    const loadedSkills = o.noSkills
+      ? { skills: [], diagnostics: [] }
+      : loadSkills({ cwd, tillerHome: home, extraPaths: this.extraSkillPaths });
+    const skills = {
+      skills: loadedSkills.skills,
+      diagnostics: loadedSkills.diagnostics.map(
+        (d): ResourceDiagnostic => ({ type: d.severity, message: d.message, path: d.path }),
+      ),
+    };
+    this.skills = o.skillsOverride ? o.skillsOverride(skills) : skills;
   }
 }

@@ -12,6 +12,11 @@ export function setupOf(runtime: AgentSessionRuntime): CliSetup {
     skills: loader.getSkills().skills,
     modelRegistry: runtime.services.modelRegistry,
     baseSystemPrompt: runtime.session.agent.state.systemPrompt,
+    promptSources: {
+      cwd: runtime.services.cwd,
+      contextFiles: loader.getAgentsFiles().agentsFiles,
+      skills: loader.getSkills().skills,
+    },
     offline: false,
     notes: [],
   };

@@ -3,7 +3,7 @@
  * user message, latest name; the tail through `linesBackward`, shared with `SessionTail`), so listing 1,000 sessions of any size costs about 1,000 small reads. Results are
  * cached per (path, size, mtime).
  */
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { linesBackward } from "./tail-lines.js";
 import type { SessionHeader, SessionInfo } from "./types.js";
@@ -48,6 +48,43 @@ function parseLines(text: string, dropFirst: boolean, dropLast: boolean): unknow
 }
 
 /** Summary of one session file, or undefined when it is not a session file. */
+/**
+ * Adds pi's `messageCount` / `allMessagesText` as getters that read the whole file once, on first access: a
+ * listing that never asks costs what the head-and-tail read costs (non-enumerable, so serializing a listing
+ * does not ask either).
+ */
+function withWholeFileFields(path: string, info: Omit<SessionInfo, "messageCount" | "allMessagesText">): SessionInfo {
+  let whole: { messageCount: number; allMessagesText: string } | undefined;
+  const read = () => {
+    if (whole) return whole;
+    let text = "";
+    try {
+      text = readFileSync(path, "utf8");
+    } catch {
+      // Gone since it was listed: nothing to count.
+    }
+    let messageCount = 0;
+    const texts: string[] = [];
+    for (const e of parseLines(text, false, false) as {
+      type?: string;
+      message?: { role?: string; content?: unknown };
+    }[]) {
+      if (e?.type !== "message") continue;
+      messageCount++;
+      const role = e.message?.role;
+      if (role !== "user" && role !== "assistant") continue;
+      const t = textOf(e.message?.content);
+      if (t) texts.push(t);
+    }
+    whole = { messageCount, allMessagesText: texts.join(" ") };
+    return whole;
+  };
+  return Object.defineProperties(info, {
+    messageCount: { get: () => read().messageCount, enumerable: false },
+    allMessagesText: { get: () => read().allMessagesText, enumerable: false },
+  }) as SessionInfo;
+}
+
 export function readSessionInfo(path: string, options: ListOptions = {}): SessionInfo | undefined {
   let fd: number;
   try {
@@ -96,7 +133,7 @@ export function readSessionInfo(path: string, options: ListOptions = {}): Sessio
       firstMessage = savedFirst || firstMessage;
     }
     const created = Date.parse(header.timestamp);
-    const info: SessionInfo = {
+    const info = withWholeFileFields(path, {
       path,
       id: header.id,
       cwd: header.cwd ?? "",
@@ -106,7 +143,7 @@ export function readSessionInfo(path: string, options: ListOptions = {}): Sessio
       modified: st.mtime,
       sizeBytes: st.size,
       firstMessage,
-    };
+    });
     infoCache.set(path, { size: st.size, mtimeMs: st.mtimeMs, info });
     return info;
   } catch {

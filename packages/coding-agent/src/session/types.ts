@@ -235,6 +235,13 @@ export interface SessionInfo {
   sizeBytes: number;
   /** Text of the first user message, when it lies in the head of the file. */
   firstMessage: string;
+  /**
+   * Message entries in the file (pi's field). The listing reads only each file's head and tail, so this is read
+   * from the whole file on first access (then kept) and is not enumerable: JSON and spreads leave it out.
+   */
+  readonly messageCount: number;
+  /** The text of every user and assistant message, space-joined (pi's field, for search); read as `messageCount`. */
+  readonly allMessagesText: string;
 }
 
 /** The read side of a SessionManager, as pi's branch-summary and extension APIs take it. */
