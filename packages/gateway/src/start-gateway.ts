@@ -69,10 +69,11 @@ async function startOnLockedHome(
   const nodeId = (config.raw.gateway as { cluster?: { nodeId?: string } } | undefined)?.cluster?.nodeId;
   const cluster = clusterUrl ? await ClusterPlacement.start({ url: clusterUrl, config, log, nodeId }) : undefined;
   if (cluster) log(`cluster node ${cluster.nodeId} joined`);
+  // The cluster's cooldowns are read before the first run, so a key another node saw rate-limited is skipped at once.
+  const authProfiles = cluster?.authProfiles(config.home);
+  await authProfiles?.refresh();
   const server = await GatewayServer.start({
-    ...(cluster
-      ? { placement: (core) => cluster.attach(core), bus: cluster.bus, authProfiles: cluster.authProfiles(config.home) }
-      : {}),
+    ...(cluster && authProfiles ? { placement: (core) => cluster.attach(core), bus: cluster.bus, authProfiles } : {}),
     onClosed: () => homeLock.release(),
     config,
     port: options.port,

@@ -16,7 +16,7 @@ const REFRESH_MS = 1000;
 export class ClusterAuthProfileStore extends AuthProfileStore {
   private shared = new Map<string, ProfileUsage>();
   private readonly timer: NodeJS.Timeout;
-  private refreshing = false;
+  private refreshing: Promise<void> | undefined;
 
   constructor(
     path: string,
@@ -29,10 +29,18 @@ export class ClusterAuthProfileStore extends AuthProfileStore {
     void this.refresh();
   }
 
-  /** Reads every shared row (a handful: one per key in use). */
-  async refresh(): Promise<void> {
-    if (this.refreshing) return;
-    this.refreshing = true;
+  /**
+   * Reads every shared row (a handful: one per key in use). A call while a read is in flight waits for that read,
+   * so awaiting it once at start-up means the first run already sees the cluster's cooldowns.
+   */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.read().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async read(): Promise<void> {
     try {
       const { rows } = await this.cluster.pool.query<{ profile_id: string; usage: ProfileUsage }>(
         "SELECT profile_id, usage FROM cluster_auth_usage",
@@ -40,8 +48,6 @@ export class ClusterAuthProfileStore extends AuthProfileStore {
       this.shared = new Map(rows.map((r) => [r.profile_id, r.usage]));
     } catch {
       // The database is away: the last snapshot and this node's own state still apply; the next tick retries.
-    } finally {
-      this.refreshing = false;
     }
   }
 
