@@ -35,11 +35,15 @@ export interface LaneStats {
   max: number;
 }
 
-/** Default most task starts in one event-loop turn (a run's set-up is ~2–3 ms of synchronous work). */
-export const DEFAULT_STARTS_PER_TICK = 8;
+/**
+ * Default most task starts in one event-loop turn: two runs (each starts in its session lane, then a global lane),
+ * each with ~2–5 ms of synchronous set-up (owner lock and transcript files, prompt). More per turn lengthens the
+ * turn every streaming run waits for; fewer delays the start of the last run of a burst.
+ */
+export const DEFAULT_STARTS_PER_TICK = 4;
 
 export interface CommandLanesOptions {
-  /** Most tasks started in one event-loop turn, all lanes together (≥ 1; default 8). */
+  /** Most tasks started in one event-loop turn, all lanes together (≥ 1; default 4). */
   startsPerTick?: number;
 }
 
