@@ -62,7 +62,7 @@ export class CommandLanes {
     this.startsPerTick = Math.max(1, Math.floor(options.startsPerTick ?? DEFAULT_STARTS_PER_TICK));
   }
 
-  /** Sets a lane's cap (≥ 1). Unconfigured lanes have cap 1. Raising it starts waiting tasks at once. */
+  /** Sets a lane's cap (≥ 1). Unconfigured lanes have cap 1. Raising it starts waiting tasks (this turn, within the start budget). */
   setConcurrency(lane: string, max: number): void {
     const cap = Math.max(1, Math.floor(max));
     this.caps.set(lane, cap);
