@@ -3,6 +3,9 @@
  * (`session:<key>`, cap 1, so one run per session) and then a global lane (`main`, `subagent`, `cron`).
  * A slot is released in `finally`, so a task that ends in any way (ok, throw, abort) frees its lane;
  * idle session lanes are deleted so the map does not grow with the number of sessions ever seen.
+ * At most `startsPerTick` tasks (all lanes together) start in one event-loop turn; the rest start on the next
+ * turns (setImmediate), so a burst of runs arriving together (each with milliseconds of synchronous set-up) does
+ * not hold back the deltas of the runs already streaming. FIFO order within a lane is unchanged.
  */
 
 /** Thrown to tasks still waiting when their lane is cleared (interrupt, shutdown). */
@@ -32,12 +35,34 @@ export interface LaneStats {
   max: number;
 }
 
+/**
+ * Default most task starts in one event-loop turn: two runs (each starts in its session lane, then a global lane),
+ * each with ~2–5 ms of synchronous set-up (owner lock and transcript files, prompt). More per turn lengthens the
+ * turn every streaming run waits for; fewer delays the start of the last run of a burst.
+ */
+export const DEFAULT_STARTS_PER_TICK = 4;
+
+export interface CommandLanesOptions {
+  /** Most tasks started in one event-loop turn, all lanes together (≥ 1; default 4). */
+  startsPerTick?: number;
+}
+
 export class CommandLanes {
   private readonly lanes = new Map<string, Lane>();
   private readonly caps = new Map<string, number>();
   private draining = false;
+  private readonly startsPerTick: number;
+  /** Starts in the current turn; reset by the turn's setImmediate. */
+  private startedThisTick = 0;
+  private tickScheduled = false;
+  /** Lanes holding a task that had a free slot but no start budget left this turn, in the order they waited. */
+  private readonly deferred = new Set<string>();
 
-  /** Sets a lane's cap (≥ 1). Unconfigured lanes have cap 1. Raising it starts waiting tasks at once. */
+  constructor(options: CommandLanesOptions = {}) {
+    this.startsPerTick = Math.max(1, Math.floor(options.startsPerTick ?? DEFAULT_STARTS_PER_TICK));
+  }
+
+  /** Sets a lane's cap (≥ 1). Unconfigured lanes have cap 1. Raising it starts waiting tasks (this turn, within the start budget). */
   setConcurrency(lane: string, max: number): void {
     const cap = Math.max(1, Math.floor(max));
     this.caps.set(lane, cap);
@@ -115,6 +140,24 @@ export class CommandLanes {
     return [...this.lanes.keys()].map((k) => this.stats(k));
   }
 
+  /** Counts a start against this turn's budget; the first start of a turn schedules the turn's reset. */
+  private countStart(): void {
+    this.startedThisTick++;
+    if (this.tickScheduled) return;
+    this.tickScheduled = true;
+    setImmediate(() => {
+      this.tickScheduled = false;
+      this.startedThisTick = 0;
+      // Lanes that waited for budget, oldest first; a lane still short of budget is re-added by pump.
+      const waiting = [...this.deferred];
+      this.deferred.clear();
+      for (const name of waiting) {
+        const l = this.lanes.get(name);
+        if (l) this.pump(name, l);
+      }
+    });
+  }
+
   private lane(name: string): Lane {
     let l = this.lanes.get(name);
     if (!l) {
@@ -126,6 +169,11 @@ export class CommandLanes {
 
   private pump(name: string, l: Lane): void {
     while (l.active < l.max && l.head < l.queue.length) {
+      if (this.startedThisTick >= this.startsPerTick) {
+        this.deferred.add(name);
+        break;
+      }
+      this.countStart();
       const next = l.queue[l.head] as Waiter;
       l.queue[l.head] = undefined as unknown as Waiter;
       l.head++;

@@ -34,6 +34,12 @@ function couldBeTag(pending: string): boolean {
   return TAG_NAMES.some((n) => n.startsWith(name));
 }
 
+// Module level, not inside take(): a closure made per delta costs an allocation (and, under tsx/esbuild's
+// keepNames, an Object.defineProperty) on the hottest path of a run.
+function join(parts: string[]): string {
+  return parts.length === 1 ? (parts[0] as string) : parts.join("");
+}
+
 export class ThinkTagStripper {
   private readonly enforceFinal: boolean;
   private inThink = false;
@@ -87,7 +93,6 @@ export class ThinkTagStripper {
   }
 
   private take(): StrippedDelta {
-    const join = (parts: string[]): string => (parts.length === 1 ? (parts[0] as string) : parts.join(""));
     const out = { text: join(this.text), reasoning: join(this.reasoning) };
     this.text.length = 0;
     this.reasoning.length = 0;
