@@ -9,7 +9,7 @@
  * (250 ms windows), which shows where the tail comes from.
  *   BENCH_SESSIONS=200 BENCH_DELTAS=2000 npm run bench -- gateway-load
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

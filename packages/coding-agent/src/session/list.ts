@@ -102,7 +102,7 @@ export function readSessionInfo(path: string, options: ListOptions = {}): Sessio
     const headText = head.toString("utf8", 0, n);
     const headEntries = parseLines(headText, false, n < st.size);
     const header = headEntries[0] as SessionHeader | undefined;
-    if (!header || header.type !== "session" || typeof header.id !== "string") return undefined;
+    if (header?.type !== "session" || typeof header.id !== "string") return undefined;
 
     let firstMessage = "";
     let name: string | undefined;
