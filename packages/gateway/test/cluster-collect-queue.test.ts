@@ -124,4 +124,65 @@ describe.skipIf(PG_MISSING)("cluster: collect queue mode on two nodes", () => {
     expect(next.status).toBe("ok");
     expect(next.result.payloads[0].text).toBe("echo: after");
   }, 180_000);
+
+  it("a merged turn whose node is SIGKILLed ends every message of it interrupted, once", async () => {
+    const key = "agent:main:colkill";
+    await node(0).client.request("sessions.patch", { key, queueMode: "collect", queueDebounceMs: 1000 });
+    const status = async (id: string): Promise<string | undefined> =>
+      (await db.query("SELECT status FROM cluster_runs WHERE run_id = $1", [id])).rows[0]?.status;
+    const first = node(0).client.request(
+      "agent",
+      { message: "busy [slow:40:50]", idempotencyKey: "ck-0", sessionKey: key },
+      { expectFinal: true },
+    ) as Promise<any>;
+    await until("the first run running", async () => ((await status("ck-0")) === "running" ? true : undefined));
+    // Queued while busy (the first run takes 2 s, and the quiet period 1 s more, so both are taken together even
+    // on a loaded machine): the merged turn is slow too, so it is still running when its node dies.
+    const late = [1, 2].map((i) =>
+      (
+        node(0).client.request(
+          "agent",
+          { message: `stuck ${i} [slow:200:50]`, idempotencyKey: `ck-${i}`, sessionKey: key },
+          { expectFinal: true },
+        ) as Promise<any>
+      ).catch((err: unknown) => ({ status: "lost", err })),
+    );
+    await until("both late messages accepted", async () =>
+      (await status("ck-1")) && (await status("ck-2")) ? true : undefined,
+    );
+    void first.catch(() => {});
+    const executor = await until("the merged turn running", async () => {
+      const { rows } = await db.query<{ node_id: string }>(
+        "SELECT r.node_id FROM cluster_runs r JOIN cluster_runs m ON m.merged_into = r.run_id WHERE r.run_id = 'ck-1' AND r.status = 'running' AND m.run_id = 'ck-2'",
+      );
+      return rows[0]?.node_id;
+    });
+    const victim = nodes.find((n) => n.name === executor) as ClusterGatewayNode;
+    await victim.gw.kill();
+    // Both messages of the turn end interrupted (the lease expires, a peer reaps the node), each exactly once.
+    await until(
+      "the merged runs ended",
+      async () =>
+        (await status("ck-1")) === "interrupted" && (await status("ck-2")) === "interrupted" ? true : undefined,
+      60_000,
+    );
+    const { rows } = await db.query<{ run_id: string; status: string; error: string | null }>(
+      "SELECT run_id, status, error FROM cluster_runs WHERE session_key = $1 ORDER BY session_pos",
+      [key],
+    );
+    expect(rows.map((r) => [r.run_id, r.status])).toEqual([
+      ["ck-0", "ok"],
+      ["ck-1", "interrupted"],
+      ["ck-2", "interrupted"],
+    ]);
+    expect(rows[2]?.error).toContain(`node ${executor}`);
+    // agent.wait on the surviving node answers each of them with the interruption.
+    const survivor = nodes.find((n) => n !== victim) as ClusterGatewayNode;
+    for (const runId of ["ck-1", "ck-2"]) {
+      const w: any = await survivor.client.request("agent.wait", { runId, timeoutMs: 10_000 });
+      expect(w.status).toBe("error");
+      expect(w.error).toContain(`node ${executor}`);
+    }
+    void Promise.all(late); // their client may be on the node that died
+  }, 180_000);
 });
