@@ -3,6 +3,7 @@
  * `tiller-gateway` (run as `tiller gateway …`):
  *   tiller-gateway [--port N] [--bind ADDR] [--token T] [--password P]   start the gateway
  *   tiller-gateway call <method> [--params JSON] [--url ws://…] [--token T] [--expect-final] [--timeout MS]
+ *   tiller-gateway sessions export <key…> | --all [--out FILE|DIR]
  * The first stdout line of a started gateway is `listening ws://HOST:PORT` (tests and scripts read it).
  */
 import { randomUUID } from "node:crypto";
@@ -12,12 +13,14 @@ import { startGateway } from "../start-gateway.js";
 import { gatewayUrl, int, parseArgs, str, UsageError } from "./args.js";
 import { isEntryPoint } from "./entry.js";
 import { GatewayClient, GatewayRequestError } from "./gateway-client.js";
+import { SESSIONS_HELP, sessionsCommand } from "./sessions-export-command.js";
 
 const HELP = `Usage:
   tiller gateway [--port N] [--bind ADDR] [--token T] [--password P]
       Start the gateway (default 127.0.0.1:18789; a non-loopback --bind needs a token).
   tiller gateway call <method> [--params JSON] [--url ws://HOST:PORT] [--token T] [--expect-final] [--timeout MS]
       Call one method and print its JSON answer.
+${SESSIONS_HELP}
 
 Environment: TILLER_HOME (default ~/.tiller: tiller.json, models.json, sessions/),
              TILLER_GATEWAY_TOKEN, TILLER_GATEWAY_URL.`;
@@ -96,6 +99,7 @@ async function run(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (argv[0] === "call") return call(argv.slice(1));
+  if (argv[0] === "sessions") return sessionsCommand(argv.slice(1));
   if (argv[0] && !argv[0].startsWith("-") && argv[0] !== "run" && argv[0] !== "start") {
     process.stderr.write(`tiller gateway: unknown command "${argv[0]}"\n${HELP}\n`);
     return 2;

@@ -301,7 +301,7 @@ export class ClusterNode {
     let claimed: ClusterRunRecord[];
     try {
       claimed = await this.queue.claim(
-        { nodeId: this.nodeId, epoch, room, laneCaps: this.laneCaps },
+        { nodeId: this.nodeId, epoch, room, laneCaps: this.laneCaps, queueDefaults: this.options.queueDefaults },
         new Set(this.local.keys()),
       );
     } catch (err) {

@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import type { TillerConfig } from "../config/config-types.js";
+import { mergePrompt } from "../queue/session-queue.js";
 import { AUTH_PROFILES_FILE } from "../resilience/failover-extension.js";
 import type { WaitResult } from "../run/run-registry.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
@@ -77,6 +78,7 @@ export class ClusterPlacement implements RunPlacement {
       url: options.url,
       nodeId: options.nodeId,
       laneCaps: { main: d.maxConcurrent, subagent: d.subagentMaxConcurrent, cron: d.cronMaxConcurrent },
+      queueDefaults: options.config.messages.queue,
       maxLocalRuns: d.maxConcurrent + d.subagentMaxConcurrent + d.cronMaxConcurrent,
       executor: (run, ctx) => p.execute(run, ctx),
       log: p.log,
@@ -282,15 +284,12 @@ export class ClusterPlacement implements RunPlacement {
   private async execute(run: ClusterRunRecord, ctx: ClusterRunContext): Promise<ClusterRunOutcome> {
     const core = await this.attached;
     const sync = this.sync as TranscriptSync;
-    const stored = run.request.params?.request as RunRequest | undefined;
-    const req: RunRequest = stored ?? {
-      runId: run.runId,
-      sessionKey: run.sessionKey,
-      agentId: run.request.agentId,
-      message: run.request.message,
-      acceptedAt: run.acceptedAt,
-      source: "agent",
-    };
+    const first = requestOf(run);
+    // collect: the queued runs claimed with this one are one turn, their messages merged as on a single node;
+    // they end with this run's end (RunQueue.finish), which answers their waiters on every node.
+    const req: RunRequest = run.merged?.length
+      ? { ...first, message: mergePrompt([first, ...run.merged.map(requestOf)]) }
+      : first;
     const session = await this.node.sessions.ensure(req.sessionKey, req.agentId);
     await sync.hydrate(req.sessionKey, req.agentId, session.sessionId);
     mirrorSession(core.store, session); // the session's model, thinking, verbose overrides apply to this run
@@ -344,6 +343,21 @@ export class ClusterPlacement implements RunPlacement {
     this.profiles?.close();
     await this.node.close({ abortRuns: true });
   }
+}
+
+/** The request a cluster run carries (the accepting node's whole RunRequest, or one made from the row). */
+function requestOf(run: ClusterRunRecord): RunRequest {
+  const stored = run.request.params?.request as RunRequest | undefined;
+  return (
+    stored ?? {
+      runId: run.runId,
+      sessionKey: run.sessionKey,
+      agentId: run.request.agentId,
+      message: run.request.message,
+      acceptedAt: run.acceptedAt,
+      source: "agent",
+    }
+  );
 }
 
 /** This node's copy of a session takes the shared row's id and overrides (cleared ones included). */

@@ -147,6 +147,15 @@ ALTER TABLE cluster_run_inputs ADD COLUMN request_id text;
 CREATE UNIQUE INDEX cluster_run_inputs_request ON cluster_run_inputs (request_id) WHERE request_id IS NOT NULL;
 `,
   },
+  {
+    version: 5,
+    name: "collect: queued runs merged into one turn",
+    sql: `
+-- A queued run taken into another run's turn (collect mode) names that run; it ends with it.
+ALTER TABLE cluster_runs ADD COLUMN merged_into text;
+CREATE INDEX cluster_runs_merged ON cluster_runs (merged_into) WHERE merged_into IS NOT NULL;
+`,
+  },
 ];
 
 export interface MigrationReport {

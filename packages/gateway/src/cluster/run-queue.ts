@@ -22,6 +22,7 @@ import { insertRunEvents, type PendingEvent } from "./event-log.js";
 import { CHANNEL_CONTROL, CHANNEL_ENDED, CHANNEL_EVENTS, CHANNEL_QUEUED } from "./listener.js";
 import type { ClusterPool, Queryable } from "./pool.js";
 import type {
+  ClusterQueueDefaults,
   ClusterRunOutcome,
   ClusterRunRecord,
   ClusterRunRequest,
@@ -46,6 +47,7 @@ interface RunRowDb {
   summary: string | null;
   result: unknown;
   abort_requested: boolean;
+  merged_into: string | null;
 }
 
 const num = (v: string | null): number | undefined => (v === null ? undefined : Number(v));
@@ -79,6 +81,8 @@ export interface ClaimOptions {
   /** Runs this node may still take. */
   room: number;
   laneCaps: Record<string, number>;
+  /** This node's queue defaults, for sessions without a mode of their own (absent: no collect merging). */
+  queueDefaults?: ClusterQueueDefaults;
 }
 
 export class RunQueue {
@@ -189,26 +193,55 @@ export class RunQueue {
       for (const [lane, cap] of Object.entries(opts.laneCaps)) free.set(lane, cap);
       for (const r of running.rows) free.set(r.lane, (free.get(r.lane) ?? 1) - Number(r.n));
       let room = opts.room - adopted.length;
-      if (room <= 0 || ![...free.values()].some((n) => n > 0)) return adopted;
-      const candidates = await db.query<{ run_id: string; lane: string }>(
-        `SELECT r.run_id, r.lane FROM cluster_runs r
-         WHERE r.status = 'queued'
+      if (room <= 0 || ![...free.values()].some((n) => n > 0)) return this.withMerged(db, adopted);
+      // `collect`: a run that arrived while its session was busy (an earlier run had not ended when it was
+      // accepted) waits until the session's newest queued run is `debounceMs` old, then takes every queued run of
+      // the session with it (one turn). A run that arrived at an idle session starts at once, alone, as on a
+      // single node. The times are the nodes' clocks (accepted_at, ended_at): nodes' clocks must agree to well
+      // under the debounce.
+      const candidates = await db.query<{
+        run_id: string;
+        session_key: string;
+        lane: string;
+        collect: boolean;
+        quiet_at: string;
+      }>(
+        `SELECT r.run_id, r.session_key, r.lane,
+           (COALESCE(r.request->'params'->'request'->>'queueMode', s.queue_mode, $2) = 'collect'
+             AND EXISTS (SELECT 1 FROM cluster_runs z WHERE z.session_key = r.session_key
+                         AND z.session_pos < r.session_pos AND (z.ended_at IS NULL OR z.ended_at > r.accepted_at))
+           ) AS collect,
+           (SELECT max(q.accepted_at) FROM cluster_runs q WHERE q.session_key = r.session_key AND q.status = 'queued'
+              AND q.merged_into IS NULL) + COALESCE(s.queue_debounce_ms, $3) AS quiet_at
+         FROM cluster_runs r LEFT JOIN cluster_sessions s ON s.key = r.session_key
+         WHERE r.status = 'queued' AND r.merged_into IS NULL
            AND NOT EXISTS (SELECT 1 FROM cluster_runs x WHERE x.session_key = r.session_key AND x.status = 'running')
            AND NOT EXISTS (SELECT 1 FROM cluster_runs y WHERE y.session_key = r.session_key AND y.status = 'queued'
                            AND y.session_pos < r.session_pos)
          ORDER BY r.seq LIMIT $1 FOR UPDATE OF r SKIP LOCKED`,
-        [Math.max(room * 4, 32)],
+        [Math.max(room * 4, 32), opts.queueDefaults?.mode ?? "followup", opts.queueDefaults?.debounceMs ?? 0],
       );
       const chosen: string[] = [];
+      const collecting: { runId: string; sessionKey: string }[] = [];
       for (const c of candidates.rows) {
         if (room <= 0) break;
+        if (c.collect && Number(c.quiet_at) > now) continue; // still in its quiet period: a later claim takes it
         const left = free.get(c.lane) ?? 1; // an unconfigured lane has cap 1, like the single-node lanes
         if (left <= 0) continue;
         free.set(c.lane, left - 1);
         room--;
         chosen.push(c.run_id);
+        if (c.collect) collecting.push({ runId: c.run_id, sessionKey: c.session_key });
       }
-      if (chosen.length === 0) return adopted;
+      if (chosen.length === 0) return this.withMerged(db, adopted);
+      for (const c of collecting) {
+        // Under the claim lock: no other claim sees these rows meanwhile, and they are taken all together.
+        await db.query(
+          `UPDATE cluster_runs SET merged_into = $1
+           WHERE session_key = $2 AND status = 'queued' AND merged_into IS NULL AND run_id <> $1`,
+          [c.runId, c.sessionKey],
+        );
+      }
       const claimed = await db.query<RunRowDb>(
         `UPDATE cluster_runs SET status = 'running', node_id = $2, node_epoch = $3, started_at = $4
          WHERE run_id = ANY($1::text[]) AND status = 'queued' RETURNING *`,
@@ -219,8 +252,23 @@ export class RunQueue {
          FROM cluster_runs r WHERE r.run_id = ANY($1::text[]) AND s.key = r.session_key`,
         [chosen, now],
       );
-      return [...adopted, ...claimed.rows.map(toRecord).sort((a, b) => a.acceptedAt - b.acceptedAt)];
+      const runs = [...adopted, ...claimed.rows.map(toRecord).sort((a, b) => a.acceptedAt - b.acceptedAt)];
+      return this.withMerged(db, runs);
     });
+  }
+
+  /** Fills `merged` of each run with the queued runs taken into its turn (collect), in session order. */
+  private async withMerged(db: Queryable, runs: ClusterRunRecord[]): Promise<ClusterRunRecord[]> {
+    if (runs.length === 0) return runs;
+    const { rows } = await db.query<RunRowDb>(
+      "SELECT * FROM cluster_runs WHERE merged_into = ANY($1::text[]) ORDER BY session_pos",
+      [runs.map((r) => r.runId)],
+    );
+    for (const row of rows) {
+      const run = runs.find((r) => r.runId === row.merged_into);
+      if (run) (run.merged ??= []).push(toRecord(row));
+    }
+    return runs;
   }
 
   /**
@@ -258,6 +306,21 @@ export class RunQueue {
       await db.query(
         "UPDATE cluster_sessions SET last_run_id = $1, last_run_status = $2, updated_at = $3 WHERE key = $4",
         [run.runId, outcome.status, now, run.sessionKey],
+      );
+      // Runs merged into this one (collect) end with it, in the same commit: their waiters get this end.
+      await db.query(
+        `WITH m AS (UPDATE cluster_runs SET status = $2, ended_at = $3, error = $4, summary = $5, result = $6
+                    WHERE merged_into = $1 AND status = 'queued' RETURNING run_id)
+         SELECT pg_notify($7, md5(run_id)) FROM m`,
+        [
+          run.runId,
+          outcome.status,
+          now,
+          outcome.error ?? null,
+          outcome.summary ?? null,
+          outcome.result === undefined ? null : JSON.stringify(outcome.result),
+          CHANNEL_ENDED,
+        ],
       );
       await db.query("SELECT pg_notify($1, md5($2)), pg_notify($3, '')", [CHANNEL_ENDED, run.runId, CHANNEL_QUEUED]);
       return true;
@@ -367,6 +430,12 @@ export class RunQueue {
         await db.query(
           "UPDATE cluster_sessions SET last_run_id = $1, last_run_status = 'interrupted', updated_at = $2 WHERE key = $3",
           [r.run_id, now, r.session_key],
+        );
+        await db.query(
+          `WITH m AS (UPDATE cluster_runs SET status = 'interrupted', ended_at = $2, summary = 'interrupted', error = $3
+                      WHERE merged_into = $1 AND status = 'queued' RETURNING run_id)
+           SELECT pg_notify($4, md5(run_id)) FROM m`,
+          [r.run_id, now, r.error, CHANNEL_ENDED],
         );
         await db.query("SELECT pg_notify($1, md5($2)), pg_notify($3, md5($4))", [
           CHANNEL_ENDED,

@@ -44,6 +44,21 @@ export interface ClusterRunRecord {
   summary?: string;
   result?: unknown;
   abortRequested: boolean;
+  /**
+   * `collect` queue mode: the session's other queued runs taken together with this one when it was claimed (in
+   * session order). They stay `queued` (marked merged into this run) and end with this run's end, in the same
+   * commit; the executing node runs one turn with all their messages. Absent or empty: a run of its own.
+   */
+  merged?: ClusterRunRecord[];
+}
+
+/**
+ * The queue settings a node falls back on for sessions without their own (`messages.queue` of its config):
+ * what the claim needs to know which sessions collect, and how long their quiet period is.
+ */
+export interface ClusterQueueDefaults {
+  mode: string;
+  debounceMs: number;
 }
 
 /** submit's answer: the run, and whether this call created it (false: the key was known). */
@@ -122,6 +137,8 @@ export interface ClusterNodeOptions {
   maxLocalRuns?: number;
   /** Cluster-wide cap per global lane (default main 4, subagent 8, cron 1). */
   laneCaps?: Record<string, number>;
+  /** Defaults for sessions without a queue mode of their own (default: followup, no collect merging). */
+  queueDefaults?: ClusterQueueDefaults;
   lease?: Partial<LeaseTiming>;
   /** Fallback poll of the queue and of waits, for notifications lost while reconnecting (default 500 ms). */
   pollMs?: number;

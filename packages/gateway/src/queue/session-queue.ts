@@ -236,7 +236,8 @@ export class SessionQueues {
   }
 }
 
-function mergePrompt(items: RunRequest[]): string {
+/** The prompt of a collect turn: the messages queued meanwhile, numbered (the cluster's collect uses it too). */
+export function mergePrompt(items: RunRequest[]): string {
   if (items.length === 1) return (items[0] as RunRequest).message;
   const parts = items.map((r, i) => `---\nQueued #${i + 1}\n${r.message}`);
   return `[Queued messages while agent was busy]\n\n${parts.join("\n\n")}`;
