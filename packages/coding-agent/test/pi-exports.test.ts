@@ -41,9 +41,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   ExtensionFactory: "its parameter is the ExtensionAPI (above)",
   LoadExtensionsResult: "Tiller adds the `runner` that dispatches the loaded extensions",
   MainOptions: "extensionFactories take pi's ExtensionAPI",
-  ProviderConfig:
-    "Tiller's provider config (models.json shape) has no streamSimple (a custom stream function), oauth or authHeader: a provider that needs them is not served yet",
-  ProviderModelConfig: "models of ProviderConfig (above)",
   ResourceLoader: "getThemes returns no pi Theme objects (no TUI themes)",
 };
 
