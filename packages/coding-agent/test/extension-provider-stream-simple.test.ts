@@ -125,6 +125,29 @@ describe("registerProvider with streamSimple and authHeader", () => {
     expect(services.modelRegistry.find("echo-co", "echo-1")).toBeUndefined();
   });
 
+  it("serves a built-in API with the stream function while registered, and the built-in again after", async () => {
+    const registry = ModelRegistry.inMemory();
+    const builtin = getApiProvider("openai-completions");
+    registry.registerProvider("override", {
+      api: "openai-completions",
+      baseUrl: "http://127.0.0.1:9",
+      apiKey: "k",
+      streamSimple: echoStream,
+      models: [model],
+    });
+    const m = registry.find("override", "echo-1")!;
+    const context: Context = { messages: [{ role: "user", content: "hi", timestamp: 1 }] };
+    const answer = await getApiProvider("openai-completions")!.streamSimple(m, context, { apiKey: "k" }).result();
+    expect(answer.content).toEqual([{ type: "text", text: "echo hi key=k auth=undefined" }]);
+    registry.unregisterProvider("override");
+    const restored = getApiProvider("openai-completions");
+    expect(restored).toBeDefined();
+    expect(restored).not.toBe(builtin); // registered again (lazily), not the extension's
+    // The restored built-in speaks HTTP: a closed port is a connection error, not the echo.
+    const failed = await restored!.streamSimple(m, context, { apiKey: "k" }).result();
+    expect(failed.stopReason).toBe("error");
+  });
+
   it("refuses streamSimple without an api, and authHeader without a key", async () => {
     const registry = ModelRegistry.inMemory();
     expect(() => registry.registerProvider("bad", { streamSimple: echoStream })).toThrow(

@@ -6,7 +6,19 @@
  */
 import { execSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { type Api, getModels, getProviders, type Model, registerApiProvider, unregisterApiProviders } from "@tiller/ai";
+import {
+  type Api,
+  BUILTIN_SOURCE_ID,
+  getApiProvider,
+  getBuiltInApis,
+  getModels,
+  getProviders,
+  loadBuiltInApi,
+  type Model,
+  registerApiProvider,
+  registerLazyApiProvider,
+  unregisterApiProviders,
+} from "@tiller/ai";
 import { type AuthStatus, AuthStorage } from "../auth/auth-storage.js";
 import { getTillerPaths } from "../home.js";
 import { type ModelDefinition, type ProviderConfig, parseModelsJson } from "./models-json.js";
@@ -136,8 +148,14 @@ export class ModelRegistry {
     this.refresh();
   }
   unregisterProvider(name: string): void {
-    if (!this.registered.delete(name)) return;
+    const config = this.registered.get(name);
+    if (!config) return;
+    this.registered.delete(name);
     unregisterApiProviders(providerSource(name));
+    // A built-in API the provider's stream function had replaced serves again.
+    const api = config.api;
+    if (config.streamSimple && api && !getApiProvider(api) && getBuiltInApis().includes(api))
+      registerLazyApiProvider({ api, load: () => loadBuiltInApi(api) }, BUILTIN_SOURCE_ID);
     this.refresh();
   }
 
