@@ -20,6 +20,7 @@ import {
   createAgentSessionFromServices,
   createAgentSessionServices,
   type ExtensionAPI,
+  type ExtensionError,
   ModelRegistry,
   SessionManager,
 } from "../src/index.js";
@@ -146,6 +147,34 @@ describe("registerProvider with streamSimple and authHeader", () => {
     // The restored built-in speaks HTTP: a closed port is a connection error, not the echo.
     const failed = await restored!.streamSimple(m, context, { apiKey: "k" }).result();
     expect(failed.stopReason).toBe("error");
+  });
+
+  it("reports a provider an extension registered while loading with a bad config, and the session starts", async () => {
+    const cwd = join(dir, "proj");
+    mkdirSync(cwd);
+    const services = await createAgentSessionServices({
+      cwd,
+      agentDir: join(dir, "agent"),
+      resourceLoaderOptions: {
+        extensionFactories: [(api: ExtensionAPI) => api.registerProvider("no-api", { streamSimple: echoStream })],
+      },
+    });
+    const faux = registerFauxProvider();
+    try {
+      const { session } = await createAgentSessionFromServices({
+        services,
+        sessionManager: SessionManager.inMemory(cwd),
+        model: faux.getModel(),
+      });
+      const errors: ExtensionError[] = [];
+      session.extensionRunner.onError((e) => errors.push(e));
+      expect(errors.map((e) => [e.event, e.error])).toEqual([
+        ["register_provider", 'Provider no-api: "api" is required when registering streamSimple.'],
+      ]);
+      session.dispose();
+    } finally {
+      faux.unregister();
+    }
   });
 
   it("refuses streamSimple without an api, and authHeader without a key", async () => {
