@@ -7,6 +7,7 @@ import * as pi from "@mariozechner/pi-coding-agent";
 import { Text } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
 import { customMessageItem } from "../src/cli/tui/custom-message-item.js";
+import { replayItems } from "../src/cli/tui/replay.js";
 import { type ExtensionContext, type ExtensionShortcut, KeybindingsManager, loadExtensions } from "../src/index.js";
 
 type Reg = Array<[key: string, description: string]>;
@@ -151,5 +152,20 @@ describe("extension message renderers", () => {
     const plain = customMessageItem({ ...message, customType: "other" }, (t) => runner.getMessageRenderer(t))!;
     expect(plain.render(60).join("\n")).toContain("[other]");
     expect(customMessageItem({ ...message, display: false }, (t) => runner.getMessageRenderer(t))).toBeUndefined();
+  });
+
+  it("draws stored custom messages with their renderer when the transcript is shown again (/resume, /tree)", () => {
+    const stored = [
+      { role: "user", content: "hi", timestamp: 1 },
+      { role: "custom", customType: "note", content: "raw", display: true, details: { n: 1 }, timestamp: 2 },
+      { role: "custom", customType: "note", content: "secret", display: false, details: { n: 2 }, timestamp: 3 },
+    ];
+    const items = replayItems(stored as never, 40, undefined, (t) =>
+      t === "note" ? (m) => new Text(`note #${(m.details as { n: number }).n}`, 0, 0) : undefined,
+    );
+    const text = items.map((i) => i.render(60).join("\n")).join("\n");
+    expect(text).toContain("note #1");
+    expect(text).not.toContain("note #2");
+    expect(text).not.toContain("raw");
   });
 });
