@@ -30,20 +30,17 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   CreateAgentSessionRuntimeFactory: "its result types differ (above)",
   CreateAgentSessionRuntimeResult: "its result types differ (above)",
   CreateAgentSessionServicesOptions: "resourceLoaderOptions differ (above)",
-  Extension: "Tiller's loaded extension keeps tools and commands of its own shape (no renderers, flags, shortcuts)",
+  Extension:
+    "Tiller's loaded extension keeps its tools as a list of AgentTools and has no sourceInfo (its flags, shortcuts and message renderers are pi's maps)",
   ExtensionAPI:
-    "Tiller's API has on/registerTool(ToolDefinition)/registerCommand/exec; pi's message, flag, shortcut, renderer and provider registration members are not there yet",
+    "every member is there; its handlers get Tiller's context (pi's ModelRegistry and Theme are classes with private members), so a whole pi ExtensionAPI is checked as PiApiPart",
   ExtensionCommandContextActions:
     "a pi host's withSession callbacks take pi's ReplacedSessionContext (with pi's nominal ModelRegistry); Tiller's take its command context",
   ExtensionContextActions:
     "pi's getContextUsage may report null tokens (unknown right after a compaction); Tiller always estimates a number",
   ExtensionFactory: "its parameter is the ExtensionAPI (above)",
-  ExtensionShortcut: "terminal UI: comes with the TUI issue",
   LoadExtensionsResult: "Tiller adds the `runner` that dispatches the loaded extensions",
   MainOptions: "extensionFactories take pi's ExtensionAPI",
-  ProviderConfig:
-    "Tiller's provider config (models.json shape) has no streamSimple (a custom stream function), oauth or authHeader: a provider that needs them is not served yet",
-  ProviderModelConfig: "models of ProviderConfig (above)",
   ResourceLoader: "getThemes returns no pi Theme objects (no TUI themes)",
 };
 
@@ -59,8 +56,8 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   ModelRegistry:
     "permanent: its authStorage is typed as pi's AuthStorage class, whose private members no other class matches (the extension-context check compares the other public members)",
   ExtensionRunner:
-    "4 of pi's members are not there: bindCore (Tiller binds setContext/bindCommandContext and the shared runtime), getShortcuts/getShortcutDiagnostics/getMessageRenderer (terminal UI); its contexts hold Tiller's ModelRegistry",
-  DefaultResourceLoader: "its extensions are Tiller's Extension shape (no renderers, flags, shortcuts)",
+    "bindCore is not there (Tiller binds setContext/bindCommandContext and the shared runtime); its contexts hold Tiller's ModelRegistry",
+  DefaultResourceLoader: "its extensions are Tiller's Extension shape (see Extension)",
   AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
   FooterComponent: "setSession takes an AgentSession (pending above)",
   SessionSelectorComponent:

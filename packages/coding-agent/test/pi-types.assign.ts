@@ -62,6 +62,8 @@ type PiRegisteredToolPart = Omit<Pi.RegisteredTool, "definition"> & {
 };
 /** A pi command whose handler reads only the command-context members Tiller provides (its completions are TUI). */
 type PiCommandPart<C> = Omit<C, "handler"> & { handler: (args: string, ctx: PiCommandContextPart) => Promise<void> };
+/** A pi shortcut whose handler reads only the context members Tiller provides. */
+type PiShortcutPart = Omit<Pi.ExtensionShortcut, "handler"> & { handler: (ctx: PiContextPart) => Promise<void> | void };
 type PiUserBashHandlerPart = (
   event: Pi.UserBashEvent,
   ctx: PiContextPart,
@@ -180,6 +182,9 @@ export const input = {
   UserBashEventResult: (x: Pi.UserBashEventResult): T.UserBashEventResult => x,
   BeforeProviderRequestEventResult: (x: Pi.BeforeProviderRequestEventResult): T.BeforeProviderRequestEventResult => x,
   ExtensionFlag: (x: Pi.ExtensionFlag): T.ExtensionFlag => x,
+  ExtensionShortcut: (x: PiShortcutPart): T.ExtensionShortcut => x,
+  ProviderConfig: (x: Pi.ProviderConfig): T.ProviderConfig => x,
+  ProviderModelConfig: (x: Pi.ProviderModelConfig): T.ProviderModelConfig => x,
   InputSource: (x: Pi.InputSource): T.InputSource => x,
   SkillFrontmatter: (x: Pi.SkillFrontmatter): T.SkillFrontmatter => x,
   ExtensionActions: (x: Pi.ExtensionActions): T.ExtensionActions => x,
@@ -212,14 +217,29 @@ export const input = {
 };
 
 /**
- * pi's ExtensionAPI is still pending (no registerShortcut / registerMessageRenderer: terminal UI); the rest of it,
- * but for the members whose handlers take pi's context (on, registerTool, registerCommand: see PiContextPart), is
- * checked here under a name that is not pi's.
+ * pi's ExtensionAPI is still pending (its handlers take pi's context, its renderers pi's Theme: classes with private
+ * members); all of it, with the handlers reading the context members Tiller provides (PiContextPart, PiShortcutPart)
+ * and renderers the Theme's public members, but for on/registerTool/registerCommand, is checked here under a name
+ * that is not pi's.
  */
 type PiApiPart = Omit<
   Pi.ExtensionAPI,
   "on" | "registerTool" | "registerCommand" | "registerShortcut" | "registerMessageRenderer"
->;
+> & {
+  registerShortcut(
+    shortcut: Pi.ExtensionShortcut["shortcut"],
+    options: Omit<PiShortcutPart, "shortcut" | "extensionPath">,
+  ): void;
+  /** A pi renderer that reads the theme's public members (pi's Theme class is nominal: private fields). */
+  registerMessageRenderer<M = unknown>(
+    customType: string,
+    renderer: (
+      ...args: Parameters<Pi.MessageRenderer<M>> extends [infer A, infer B, unknown]
+        ? [A, B, PublicOf<Pi.Theme>]
+        : never
+    ) => ReturnType<Pi.MessageRenderer<M>>,
+  ): void;
+};
 export const parts = {
   ExtensionAPIWithoutTui: (x: T.ExtensionAPI): PiApiPart => x,
 };

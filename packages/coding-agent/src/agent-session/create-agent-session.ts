@@ -6,7 +6,7 @@
  */
 
 import { Agent, type AgentTool, type SteeringDelivery, type StreamFn, type ThinkingLevel } from "@tiller/agent";
-import { type Api, clampThinkingLevel, getModel, getProviders, type Model } from "@tiller/ai";
+import { type Api, clampThinkingLevel, getModel, getProviders, type Model, streamSimple } from "@tiller/ai";
 import { AuthStorage } from "../auth/auth-storage.js";
 import type { LoadExtensionsResult } from "../extensions/extension-runtime.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
@@ -134,9 +134,15 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
       tools,
       messages: context.messages,
     },
-    ...(options.streamFn ? { streamFn: options.streamFn } : {}),
-    getApiKey: (provider) =>
-      provider === model.provider ? modelRegistry.getApiKey(model) : authStorage.getApiKey(provider),
+    // A provider registered with `authHeader` also gets the key as a bearer header, resolved per request.
+    streamFn:
+      options.streamFn ??
+      ((m, ctx, opts) => {
+        const auth = modelRegistry.authHeaderFor(m, opts?.apiKey);
+        return streamSimple(m, ctx, auth ? { ...opts, headers: { ...opts?.headers, ...auth } } : opts);
+      }),
+    // By provider, not the starting model: after setModel the new provider's models.json / registered key counts.
+    getApiKey: (provider) => modelRegistry.getApiKey({ provider }),
     steeringMode: settings.steeringMode,
     followUpMode: settings.followUpMode,
     sessionId: sessionManager.getSessionId(),

@@ -10,7 +10,7 @@ import type { ToolInfo } from "../agent-session/tool-registry.js";
 import type { ProviderConfig } from "../models/models-json.js";
 import type { SlashCommandInfo } from "../runtime/rpc-client.js";
 import type { CustomMessage } from "../session/messages.js";
-import type { LoadedExtension } from "./instantiate.js";
+import { errorOf, type LoadedExtension } from "./instantiate.js";
 import type { ExtensionRunner } from "./runner.js";
 
 /** A custom message as an extension sends it (pi's). */
@@ -153,7 +153,14 @@ export function bindExtensionRuntime(runtime: ExtensionRuntime, session: AgentSe
   runtime.registerProvider = (name, config) => active().modelRegistry.registerProvider(name, config);
   runtime.unregisterProvider = (name) => active().modelRegistry.unregisterProvider(name);
   const queued = runtime.pendingProviderRegistrations.splice(0);
-  for (const p of queued) session.modelRegistry.registerProvider(p.name, p.config);
+  for (const p of queued) {
+    try {
+      session.modelRegistry.registerProvider(p.name, p.config);
+    } catch (err) {
+      // A bad provider config (streamSimple without api) is the extension's error, not the session's end.
+      session.extensionRunner.emitError(errorOf(p.extensionPath, "register_provider", err));
+    }
+  }
 }
 
 /** The `/commands` of `session`: its extensions' commands, prompt templates and skills (pi's getCommands). */

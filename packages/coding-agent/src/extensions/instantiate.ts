@@ -4,6 +4,7 @@
  * the runner the extension ends up in (`context`, set by that runner).
  */
 import type { AgentTool } from "@tiller/agent";
+import type { MessageRenderer } from "../cli/tui/pi/types.js";
 import { createEventBus, type EventBus } from "../event-bus.js";
 import type { ExtensionContext } from "./context.js";
 import { execCommand } from "./exec.js";
@@ -16,6 +17,7 @@ import type {
   ExtensionEventName,
   ExtensionFactory,
   ExtensionFlag,
+  ExtensionShortcut,
   HandlerOf,
 } from "./types.js";
 
@@ -30,6 +32,10 @@ export interface LoadedExtension {
   definitions: Map<string, ToolDefinition>;
   commands: Map<string, ExtensionCommand>;
   flags: Map<string, ExtensionFlag>;
+  /** Keys it bound in the interactive UI, by key id as registered. */
+  shortcuts: Map<string, ExtensionShortcut>;
+  /** Its renderers of custom messages, by `customType`. */
+  messageRenderers: Map<string, MessageRenderer>;
   /** The context its tools get; the runner holding the extension sets it. */
   context: () => ExtensionContext;
 }
@@ -57,6 +63,8 @@ export async function instantiateExtension(
     definitions: new Map(),
     commands: new Map(),
     flags: new Map(),
+    shortcuts: new Map(),
+    messageRenderers: new Map(),
     context: () => {
       throw new Error(UNBOUND);
     },
@@ -82,6 +90,15 @@ export async function instantiateExtension(
       if (!/^[A-Za-z0-9_.:-]+$/.test(clean)) throw new Error(`invalid command name "${name}"`);
       if (!command || typeof command.handler !== "function") throw new Error(`command "${name}" has no handler`);
       ext.commands.set(clean, command);
+    },
+    registerShortcut(shortcut, options) {
+      if (typeof shortcut !== "string" || !shortcut.trim()) throw new Error("registerShortcut needs a key id");
+      if (typeof options?.handler !== "function") throw new Error(`shortcut "${shortcut}" has no handler`);
+      ext.shortcuts.set(shortcut, { ...options, shortcut, extensionPath: path });
+    },
+    registerMessageRenderer(customType, renderer) {
+      if (typeof renderer !== "function") throw new Error(`renderer of "${customType}" is not a function`);
+      ext.messageRenderers.set(customType, renderer as MessageRenderer);
     },
     exec: (command, args, options) => execCommand(command, args, options?.cwd ?? cwd, options),
     registerFlag(name, options) {

@@ -1,4 +1,5 @@
 import type { AgentTool } from "@tiller/agent";
+import type { MessageRenderer } from "../cli/tui/pi/types.js";
 import type { ResourceDiagnostic } from "../runtime/resource-loader.js";
 import {
   type ExtensionCommandContext,
@@ -10,6 +11,7 @@ import {
 } from "./context.js";
 import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
 import { errorOf, type LoadedExtension } from "./instantiate.js";
+import { type ResolvedKeybindings, resolveShortcuts } from "./shortcuts.js";
 import { localExtensionSource } from "./source-info.js";
 import type { RegisteredTool, ToolDefinition } from "./tool-definition.js";
 import type {
@@ -19,6 +21,7 @@ import type {
   ExtensionEventName,
   ExtensionFlag,
   ExtensionResult,
+  ExtensionShortcut,
   HandlerOf,
   ResolvedCommand,
 } from "./types.js";
@@ -50,6 +53,7 @@ export class ExtensionRunnerCore {
   protected errorListeners: Array<(error: ExtensionError) => void> = [];
   /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
   private pendingErrors: ExtensionError[] = [];
+  private shortcutDiagnostics: ResourceDiagnostic[] = [];
 
   /** Errors met while loading (also delivered to the first `onError` listener). */
   readonly loadErrors: readonly ExtensionError[];
@@ -142,6 +146,31 @@ export class ExtensionRunnerCore {
 
   getToolDefinition(name: string): ToolDefinition | undefined {
     return this.getAllRegisteredTools().find((t) => t.definition.name === name)?.definition;
+  }
+
+  /**
+   * The extensions' shortcuts the UI binds given the built-in keys (`keybindings`: action → keys, as the
+   * keybindings manager resolves them), by lower-cased key id; the conflicts met are `getShortcutDiagnostics`.
+   */
+  getShortcuts(keybindings: ResolvedKeybindings): Map<string, ExtensionShortcut> {
+    const { shortcuts, diagnostics } = resolveShortcuts(
+      this.extensions.flatMap((e) => [...e.shortcuts.values()]),
+      keybindings,
+    );
+    this.shortcutDiagnostics = diagnostics;
+    return shortcuts;
+  }
+
+  /** The conflicts the last `getShortcuts` met (keys skipped or taken over). */
+  getShortcutDiagnostics(): ResourceDiagnostic[] {
+    return this.shortcutDiagnostics;
+  }
+
+  /** The renderer of custom messages of `customType` (the later extension's on a clash). */
+  getMessageRenderer(customType: string): MessageRenderer | undefined {
+    let found: MessageRenderer | undefined;
+    for (const e of this.extensions) found = e.messageRenderers.get(customType) ?? found;
+    return found;
   }
 
   /** Reports `error` to the error listeners (held for the first one when none is attached yet). */

@@ -7,6 +7,7 @@
 import type { AgentEvent, AgentMessage, ApprovalRequest, ThinkingLevel } from "@tiller/agent";
 import type { ImageContent, Model, TextContent, TSchema } from "@tiller/ai";
 import type { BashResult } from "../agent-session/user-bash.js";
+import type { MessageRenderer } from "../cli/tui/pi/types.js";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { CompactionPreparation } from "../compaction/entry-compaction.js";
 import type { ContextFile } from "../context/context-files.js";
@@ -224,7 +225,19 @@ export interface ExtensionFlag {
 }
 
 /**
- * The object an extension's factory receives (pi's ExtensionAPI without the terminal-UI registrations). The
+ * A key an extension bound (`registerShortcut`): the interactive UI runs `handler` when it is pressed. `shortcut`
+ * is a pi-tui key id (`ctrl+shift+k`, `alt+x`, `f5`); keys of the editor-global built-in actions are refused.
+ */
+export interface ExtensionShortcut {
+  shortcut: string;
+  description?: string;
+  handler: (ctx: ExtensionContext) => Promise<void> | void;
+  /** The extension that registered it. */
+  extensionPath: string;
+}
+
+/**
+ * The object an extension's factory receives (pi's ExtensionAPI). The
  * session actions (`sendMessage` … `unregisterProvider`) go through the shared ExtensionRuntime: they throw while
  * the extension loads and act on the session once it is bound; providers registered while loading are queued.
  */
@@ -243,6 +256,16 @@ export interface ExtensionAPI extends Omit<ExtensionActions, "refreshTools"> {
   /** Defines a flag; its value comes from the host (`extensionFlagValues`), else `default`. */
   registerFlag(name: string, options: Omit<ExtensionFlag, "name" | "extensionPath">): void;
   getFlag(name: string): boolean | string | undefined;
+  /**
+   * Binds a key in the interactive UI (see ExtensionShortcut); a later registration of the same key wins. Other
+   * modes ignore it.
+   */
+  registerShortcut(shortcut: string, options: Omit<ExtensionShortcut, "shortcut" | "extensionPath">): void;
+  /**
+   * Draws the custom messages of `customType` (those `sendMessage` adds) in the interactive UI's transcript; a
+   * renderer returning undefined leaves the default rendering.
+   */
+  registerMessageRenderer<T = unknown>(customType: string, renderer: MessageRenderer<T>): void;
   registerProvider(name: string, config: ProviderConfig): void;
   unregisterProvider(name: string): void;
   /** Shared by the extensions of one load: a channel between them. */
@@ -264,6 +287,7 @@ export interface ExtensionError {
   stack?: string;
 }
 
+export type { MessageRenderer, MessageRenderOptions } from "../cli/tui/pi/types.js";
 export type { ExecOptions, ExecResult } from "./exec.js";
 
 // ---- pi's names for the event and result shapes above ----

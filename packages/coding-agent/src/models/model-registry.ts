@@ -6,13 +6,28 @@
  */
 import { execSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { type Api, getModels, getProviders, type Model } from "@tiller/ai";
+import {
+  type Api,
+  BUILTIN_SOURCE_ID,
+  getApiProvider,
+  getBuiltInApis,
+  getModels,
+  getProviders,
+  loadBuiltInApi,
+  type Model,
+  registerApiProvider,
+  registerLazyApiProvider,
+  unregisterApiProviders,
+} from "@tiller/ai";
 import { type AuthStatus, AuthStorage } from "../auth/auth-storage.js";
 import { getTillerPaths } from "../home.js";
 import { type ModelDefinition, type ProviderConfig, parseModelsJson } from "./models-json.js";
 
 /** Providers that need no credentials. */
 const KEYLESS = new Set(["offline", "faux"]);
+
+/** The API-registry source of a provider's `streamSimple` (so unregistering removes exactly it). */
+const providerSource = (name: string) => `provider:${name}`;
 
 function toModel(provider: string, def: ModelDefinition, p: ProviderConfig, base?: Model<Api>): Model<Api> {
   const model: Model<Api> = {
@@ -119,14 +134,39 @@ export class ModelRegistry {
       this.models.set(key(name, def.id), toModel(name, def, inherited, this.models.get(key(name, def.id))));
   }
 
-  /** Adds (or replaces) a provider at run time, same shape as a models.json entry. */
+  /**
+   * Adds (or replaces) a provider at run time, same shape as a models.json entry. With `streamSimple` (needs
+   * `api`) that function serves the `api` from now on (Tiller's API registry), until `unregisterProvider`.
+   */
   registerProvider(name: string, config: ProviderConfig): void {
+    const { streamSimple, api } = config;
+    if (streamSimple && !api) throw new Error(`Provider ${name}: "api" is required when registering streamSimple.`);
+    if (typeof streamSimple === "function" && api) {
+      registerApiProvider({ api, stream: streamSimple, streamSimple }, providerSource(name));
+    }
     this.registered.set(name, config);
     this.refresh();
   }
   unregisterProvider(name: string): void {
+    const config = this.registered.get(name);
+    if (!config) return;
     this.registered.delete(name);
+    unregisterApiProviders(providerSource(name));
+    // A built-in API the provider's stream function had replaced serves again.
+    const api = config.api;
+    if (config.streamSimple && api && !getApiProvider(api) && getBuiltInApis().includes(api))
+      registerLazyApiProvider({ api, load: () => loadBuiltInApi(api) }, BUILTIN_SOURCE_ID);
     this.refresh();
+  }
+
+  /**
+   * The headers a request for `model` adds: `Authorization: Bearer <key>` when its provider asked for it
+   * (`authHeader`), with `apiKey` (the request's key) or the registry's; none otherwise.
+   */
+  authHeaderFor(model: Pick<Model<Api>, "provider">, apiKey?: string): Record<string, string> | undefined {
+    if (!this.providerConfigs.get(model.provider)?.authHeader) return undefined;
+    const key = apiKey ?? this.getApiKey(model);
+    return key ? { Authorization: `Bearer ${key}` } : undefined;
   }
 
   getAll(): Model<Api>[] {
@@ -167,7 +207,13 @@ export class ModelRegistry {
   ): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string }> {
     try {
       const apiKey = this.getApiKey(model);
-      const headers = { ...this.providerConfigs.get(model.provider)?.headers, ...model.headers };
+      if (this.providerConfigs.get(model.provider)?.authHeader && !apiKey)
+        return { ok: false, error: `No API key found for "${model.provider}"` };
+      const headers = {
+        ...this.providerConfigs.get(model.provider)?.headers,
+        ...model.headers,
+        ...this.authHeaderFor(model, apiKey),
+      };
       return {
         ok: true,
         ...(apiKey !== undefined ? { apiKey } : {}),

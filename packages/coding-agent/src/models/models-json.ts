@@ -3,7 +3,7 @@
  * models?: [{ id, name?, reasoning?, input?, contextWindow?, maxTokens?, cost? }], modelOverrides? } } }`.
  * Comments and trailing commas are accepted (JSONC). Every problem is reported with its path in the file.
  */
-import type { Model } from "@tiller/ai";
+import type { ApiStreamSimpleFunction, Model } from "@tiller/ai";
 
 export interface ModelDefinition {
   id: string;
@@ -22,17 +22,29 @@ export interface ModelDefinition {
 }
 
 export interface ProviderConfig {
+  /** A display name (pi's; Tiller shows the provider id). */
+  name?: string;
   baseUrl?: string;
   api?: string;
   /** Literal key, an environment variable name, or `!command` (run when the key is needed). */
   apiKey?: string;
   headers?: Record<string, string>;
+  /** Send the resolved key as `Authorization: Bearer <key>` too (for gateways that want it besides the API's own). */
+  authHeader?: boolean;
+  /**
+   * Only from `registerProvider` (an extension's code; models.json cannot hold one): the stream function that
+   * serves `api` (required with it). Registered as that API's provider until the provider is unregistered.
+   */
+  streamSimple?: ApiStreamSimpleFunction;
   /** Per-API compatibility flags (pi's `Model["compat"]` shapes; validated by the provider that reads them). */
   compat?: object;
   models?: ModelDefinition[];
   /** Per built-in model id: fields to override. */
   modelOverrides?: Record<string, Partial<ModelDefinition>>;
 }
+
+/** pi's name for a model of a provider config. */
+export type ProviderModelConfig = ModelDefinition;
 
 export interface ModelsJson {
   providers: Record<string, ProviderConfig>;
@@ -139,6 +151,8 @@ export function parseModelsJson(
       !(isObject(p.headers) && Object.values(p.headers).every((v) => typeof v === "string"))
     )
       errors.push(`${where}.headers must be an object of strings`);
+    if (p.authHeader !== undefined && typeof p.authHeader !== "boolean")
+      errors.push(`${where}.authHeader must be true or false`);
     const builtin = builtinProviders.has(name);
     if (p.models !== undefined && !Array.isArray(p.models)) errors.push(`${where}.models must be an array`);
     const models = Array.isArray(p.models) ? p.models : [];

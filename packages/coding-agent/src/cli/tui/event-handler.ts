@@ -4,6 +4,7 @@
  */
 import { AssistantItem, type ChatItem, NoticeItem, UserItem, userText } from "./chat-items.js";
 import type { ChatView } from "./chat-view.js";
+import { customMessageItem, type RendererLookup } from "./custom-message-item.js";
 import type { StatusLine } from "./status-bar.js";
 import { type ToolDisplay, ToolItem } from "./tool-item.js";
 
@@ -32,6 +33,8 @@ export class SessionEventHandler {
   private tools = new Map<string, ToolItem>();
   /** The most recent tool call, for Ctrl+O once it is in the scrollback. */
   lastTool: ToolItem | undefined;
+  /** The renderers of extensions' custom messages (the host points it at its session's extensions). */
+  messageRenderer: RendererLookup = () => undefined;
 
   constructor(
     private view: ChatView,
@@ -69,6 +72,9 @@ export class SessionEventHandler {
         } else if (event.message?.role === "assistant") {
           this.assistant = new AssistantItem();
           this.view.add(this.assistant);
+        } else if (event.message?.role === "custom") {
+          const item = customMessageItem(event.message, this.messageRenderer);
+          if (item) this.view.add(item);
         }
         break;
       case "message_update":

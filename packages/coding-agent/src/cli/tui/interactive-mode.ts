@@ -6,6 +6,8 @@
 import {
   CombinedAutocompleteProvider,
   Editor,
+  type KeyId,
+  matchesKey,
   ProcessTerminal,
   type SelectItem,
   type SlashCommand,
@@ -13,6 +15,8 @@ import {
   type TUI,
 } from "@mariozechner/pi-tui";
 import type { ImageContent } from "@tiller/ai";
+import { errorOf } from "../../extensions/instantiate.js";
+import type { ExtensionShortcut } from "../../extensions/types.js";
 import type { CliArgs } from "../args.js";
 import { CliUsageError } from "../errors.js";
 import { readVersion } from "../main.js";
@@ -108,6 +112,8 @@ export class InteractiveApp implements CommandHost {
   private keys: KeybindingsManager;
   /** Set by `nextInput`: the next submitted text goes to it instead of the agent. */
   private inputWaiter: ((text: string) => void) | undefined;
+  /** The extensions' shortcuts, by lower-cased key id (built-in keys they may not take are left out). */
+  private shortcuts = new Map<string, ExtensionShortcut>();
 
   constructor(
     setup: CliSetup,
@@ -201,7 +207,25 @@ export class InteractiveApp implements CommandHost {
       this.approvals.handle(event);
       return this.handler.handle(event);
     });
+    const { extensions } = this.setup;
+    this.handler.messageRenderer = (customType) => extensions.getMessageRenderer(customType);
+    this.shortcuts = extensions.getShortcuts(this.keys.getEffectiveConfig());
+    for (const d of extensions.getShortcutDiagnostics()) this.handler.notice(d.message, "warning");
     this.refreshInfo();
+  }
+
+  /** Runs the extension shortcut bound to `data`, if any; a failing handler is reported as an extension error. */
+  private runShortcut(data: string): boolean {
+    for (const [key, shortcut] of this.shortcuts) {
+      if (!matchesKey(data, key as KeyId)) continue;
+      const { extensions } = this.setup;
+      Promise.resolve()
+        .then(() => shortcut.handler(extensions.createContext()))
+        .catch((err: unknown) => extensions.emitError(errorOf(shortcut.extensionPath, `shortcut:${key}`, err)))
+        .finally(() => this.renderer.requestRender());
+      return true;
+    }
+    return false;
   }
 
   /** Built-in, extension, template and skill commands, offered by the editor after "/". */
@@ -236,6 +260,7 @@ export class InteractiveApp implements CommandHost {
       this.renderer.requestRender();
       return;
     }
+    if (this.runShortcut(data)) return;
     const { session } = this.setup;
     if (is("app.interrupt") && session.isStreaming) {
       session.abort().catch(() => {});
@@ -375,7 +400,13 @@ export class InteractiveApp implements CommandHost {
   }
 
   showBranch(): void {
-    for (const item of replayItems(this.setup.session.messages, 40, this.handler.toolDisplay)) this.view.add(item);
+    for (const item of replayItems(
+      this.setup.session.messages,
+      40,
+      this.handler.toolDisplay,
+      this.handler.messageRenderer,
+    ))
+      this.view.add(item);
     this.renderer.requestRender();
   }
 

@@ -1,9 +1,15 @@
 /** Rebuilds transcript items from stored messages (after /resume, /tree, /fork), newest `limit` messages only. */
 import type { AgentMessage } from "@tiller/agent";
 import { AssistantItem, type ChatItem, NoticeItem, UserItem, userText } from "./chat-items.js";
+import { customMessageItem, type RendererLookup } from "./custom-message-item.js";
 import { type ToolDisplay, ToolItem } from "./tool-item.js";
 
-export function replayItems(messages: readonly AgentMessage[], limit = 40, display?: ToolDisplay): ChatItem[] {
+export function replayItems(
+  messages: readonly AgentMessage[],
+  limit = 40,
+  display?: ToolDisplay,
+  renderers: RendererLookup = () => undefined,
+): ChatItem[] {
   const items: ChatItem[] = [];
   const start = Math.max(0, messages.length - limit);
   if (start > 0) items.push(new NoticeItem(`… ${start} earlier messages not shown`));
@@ -24,6 +30,9 @@ export function replayItems(messages: readonly AgentMessage[], limit = 40, displ
       }
     } else if (m.role === "toolResult" && m.toolCallId) {
       tools.get(m.toolCallId)?.end(raw, m.isError === true);
+    } else if (m.role === "custom") {
+      const item = customMessageItem(raw, renderers);
+      if (item) items.push(item);
     }
   }
   for (const i of items) i.finish();
