@@ -9,17 +9,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
-import { connectClient, type GatewayProc, makeHome, removeHome } from "./gateway-harness.js";
-import {
-  type Browser,
-  ensureWebBuilt,
-  launchBrowser,
-  openPage,
-  screenshot,
-  spawnWebGateway,
-  startScriptedModel,
-  waitConnected,
-} from "./web-harness.js";
+import { connectClient, type GatewayProc, makeHome } from "./gateway-harness.js";
+import { type Browser, openPage, screenshot, startWebSuite, type WebSuite, waitConnected } from "./web-harness.js";
 
 const TOKEN = "web-approvals-token";
 const T = { timeout: 20_000 };
@@ -28,24 +19,22 @@ const COMMAND = "echo tick-1; sleep 1; echo tock-1";
 let mock: MockServer;
 let gw: GatewayProc;
 let browser: Browser;
+let suite: WebSuite | undefined;
 
 beforeAll(async () => {
-  await ensureWebBuilt();
-  mock = await startScriptedModel();
-  const home = makeHome({ mockBaseUrl: mock.baseUrl, config: { tools: { enabled: true } } });
-  // Every command not on the (empty) allowlist asks.
-  writeFileSync(join(home, "exec-approvals.json"), JSON.stringify({ security: "allowlist", ask: "on-miss" }), {
-    mode: 0o600,
+  suite = await startWebSuite(TOKEN, (mockBaseUrl) => {
+    const home = makeHome({ mockBaseUrl, config: { tools: { enabled: true } } });
+    // Every command not on the (empty) allowlist asks.
+    writeFileSync(join(home, "exec-approvals.json"), JSON.stringify({ security: "allowlist", ask: "on-miss" }), {
+      mode: 0o600,
+    });
+    return home;
   });
-  gw = await spawnWebGateway(home, ["--token", TOKEN]);
-  browser = await launchBrowser();
+  ({ mock, gw, browser } = suite);
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  await mock?.close();
-  if (gw) removeHome(gw.home);
+  await suite?.stop();
 });
 
 /** Model requests of the run started by `message`, with its tool results. */

@@ -5,16 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
-import { type GatewayProc, makeHome, removeHome } from "./gateway-harness.js";
+import { type GatewayProc, makeHome } from "./gateway-harness.js";
 import {
   type Browser,
-  ensureWebBuilt,
-  launchBrowser,
   openPage,
   screenshot,
-  spawnWebGateway,
-  startScriptedModel,
+  startWebSuite,
   userTexts,
+  type WebSuite,
   waitConnected,
 } from "./web-harness.js";
 
@@ -23,27 +21,22 @@ const T = { timeout: 20_000 };
 let mock: MockServer;
 let gw: GatewayProc;
 let browser: Browser;
+let suite: WebSuite | undefined;
 
 beforeAll(async () => {
-  await ensureWebBuilt();
-  mock = await startScriptedModel();
-  gw = await spawnWebGateway(
+  suite = await startWebSuite(TOKEN, (mockBaseUrl) =>
     // Priced so that every model call (10 in, 5 out) costs 10 × $2000/M + 5 × $10000/M = $0.07.
     makeHome({
-      mockBaseUrl: mock.baseUrl,
+      mockBaseUrl,
       mockCost: { input: 2000, output: 10_000 },
       config: { agents: { defaults: { reasoning: "stream" } } },
     }),
-    ["--token", TOKEN],
   );
-  browser = await launchBrowser();
+  ({ mock, gw, browser } = suite);
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  await mock?.close();
-  if (gw) removeHome(gw.home);
+  await suite?.stop();
 });
 
 describe("web page: chat", () => {

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { type MockServer, startOpenAIMock } from "../../ai/test/helpers/mock-server.js";
 import { openaiChatEvents } from "../../ai/test/helpers/vendor-events.js";
-import { type GatewayProc, mockReply, ROOT, spawnGateway } from "./gateway-harness.js";
+import { type GatewayProc, mockReply, ROOT, removeHome, spawnGateway } from "./gateway-harness.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const ARTIFACTS = join(ROOT, "test-artifacts", "web");
@@ -165,4 +165,45 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path });
   return path;
+}
+
+/** A page test's parts: the scripted model, a gateway on the home built for it, and a browser. */
+export interface WebSuite {
+  mock: MockServer;
+  gw: GatewayProc;
+  browser: Browser;
+  /** Closes the browser, stops the gateway and the model, removes the home. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a page test's parts (the page built first): `homeFor` writes the gateway's home for the model's base URL.
+ * A part that fails to start stops the ones already started.
+ */
+export async function startWebSuite(token: string, homeFor: (mockBaseUrl: string) => string): Promise<WebSuite> {
+  await ensureWebBuilt();
+  const mock = await startScriptedModel();
+  let gw: GatewayProc | undefined;
+  try {
+    const home = homeFor(mock.baseUrl);
+    gw = await spawnWebGateway(home, ["--token", token]);
+    const browser = await launchBrowser();
+    const started = gw;
+    return {
+      mock,
+      gw: started,
+      browser,
+      async stop() {
+        await browser.close();
+        await started.stop();
+        await mock.close();
+        removeHome(started.home);
+      },
+    };
+  } catch (err) {
+    await gw?.stop();
+    if (gw) removeHome(gw.home);
+    await mock.close();
+    throw err;
+  }
 }

@@ -6,31 +6,22 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MockServer } from "../../ai/test/helpers/mock-server.js";
-import { type GatewayProc, makeHome, removeHome } from "./gateway-harness.js";
-import {
-  type Browser,
-  ensureWebBuilt,
-  launchBrowser,
-  openPage,
-  spawnWebGateway,
-  startScriptedModel,
-} from "./web-harness.js";
+import { type GatewayProc, makeHome } from "./gateway-harness.js";
+import { type Browser, openPage, startWebSuite, type WebSuite } from "./web-harness.js";
 
 const TOKEN = "web-plugin-approvals-token";
 const T = { timeout: 20_000 };
-let mock: MockServer;
 let gw: GatewayProc;
 let browser: Browser;
+let suite: WebSuite | undefined;
 
 beforeAll(async () => {
-  await ensureWebBuilt();
-  mock = await startScriptedModel();
-  const home = makeHome({ mockBaseUrl: mock.baseUrl, config: { tools: { enabled: true } } });
-  mkdirSync(join(home, "plugins"), { recursive: true });
-  writeFileSync(
-    join(home, "plugins", "gate.mjs"),
-    `export default { id: "gate", register(api) {
+  suite = await startWebSuite(TOKEN, (mockBaseUrl) => {
+    const home = makeHome({ mockBaseUrl, config: { tools: { enabled: true } } });
+    mkdirSync(join(home, "plugins"), { recursive: true });
+    writeFileSync(
+      join(home, "plugins", "gate.mjs"),
+      `export default { id: "gate", register(api) {
   api.on("before_tool_call", (e) => {
     const cmd = e.params.command ?? "";
     if (cmd.includes("tick-1")) return { requireApproval: { title: "Run the first step?", description: "It prints twice.", severity: "warning", allowedDecisions: ["allow-once", "deny"] } };
@@ -38,16 +29,14 @@ beforeAll(async () => {
   });
 } };
 `,
-  );
-  gw = await spawnWebGateway(home, ["--token", TOKEN]);
-  browser = await launchBrowser();
+    );
+    return home;
+  });
+  ({ gw, browser } = suite);
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await gw?.stop();
-  await mock?.close();
-  if (gw) removeHome(gw.home);
+  await suite?.stop();
 });
 
 describe("web page: plugin approvals", () => {
