@@ -11,8 +11,7 @@ import type {
   ExecApprovalRecord,
   PluginApprovalRecord,
 } from "../protocol/schema/approvals.js";
-import type { ApprovalEnd } from "./approval-store.js";
-import type { ApprovalKind, StoredApproval } from "./types.js";
+import type { ApprovalEnd, ApprovalKind, StoredApproval } from "./types.js";
 
 /** `exec` for a command under exec-approvals.json, `plugin` for every other request (plugins, tools' own rules). */
 export function kindOf(approval: PendingApproval): ApprovalKind {
