@@ -10,7 +10,7 @@
  * naming the node) on every remaining node, and nothing is left pending.
  */
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
@@ -24,6 +24,16 @@ import { PG_MISSING, startPostgres, type TestPostgres } from "./helpers/postgres
 const APPROVER = ["operator.read", "operator.write", "operator.approvals"];
 const WRITER = ["operator.read", "operator.write"];
 const POLICY = { security: "allowlist", ask: "on-miss", askFallback: "deny" };
+/** A plugin asking before reading "gated" paths (the decisions it offers), and briefly (timeout: allow) for "brief". */
+const GATE_PLUGIN = `export default { id: "gate", register(api) {
+  api.on("before_tool_call", (e) => {
+    const path = String(e.params.path ?? "");
+    if (e.toolName === "read" && path.includes("gated")) return { requireApproval: { title: "Read a gated file?", description: path, severity: "critical", allowedDecisions: ["allow-once", "deny"] } };
+    if (e.toolName === "read" && path.includes("brief")) return { requireApproval: { title: "Quick read", timeoutMs: 300, timeoutBehavior: "allow" } };
+    return undefined;
+  });
+} };
+`;
 
 const payloads = (events: EventFrame[], name: string): any[] =>
   events.filter((e) => e.event === name).map((e) => e.payload);
@@ -54,7 +64,8 @@ describe.skipIf(PG_MISSING)("cluster: approvals shared by the gateways", () => {
   let mock: MockServer;
   let nodes: ClusterGatewayNode[] = [];
   let db: Awaited<ReturnType<typeof dbClient>>;
-  const extra: GatewayClient[] = [];
+  /** One approver client per node, once connected. */
+  const approvers = new Map<string, { client: GatewayClient; events: EventFrame[] }>();
 
   beforeAll(async () => {
     pgs = await startPostgres();
@@ -65,14 +76,18 @@ describe.skipIf(PG_MISSING)("cluster: approvals shared by the gateways", () => {
       clusterHome(url, mock, "gw-a", { ...tools, agents: { defaults: { maxConcurrent: 1 } } }),
       clusterHome(url, mock, "gw-b", tools),
     ];
-    for (const h of homes) writeFileSync(join(h, "exec-approvals.json"), JSON.stringify(POLICY), { mode: 0o600 });
+    for (const h of homes) {
+      writeFileSync(join(h, "exec-approvals.json"), JSON.stringify(POLICY), { mode: 0o600 });
+      mkdirSync(join(h, "plugins"), { recursive: true });
+      writeFileSync(join(h, "plugins", "gate.mjs"), GATE_PLUGIN);
+    }
     // Every node's own client may write but not decide: no approver anywhere until a test connects one.
     nodes = await Promise.all(["gw-a", "gw-b"].map((n, i) => startNode(n, homes[i] as string, WRITER)));
     db = await dbClient(url);
   }, 180_000);
 
   afterAll(async () => {
-    for (const c of extra) await c.close().catch(() => {});
+    for (const c of approvers.values()) await c.client.close().catch(() => {});
     await db?.end();
     await stopNodes(nodes);
     await mock?.close();
@@ -83,8 +98,10 @@ describe.skipIf(PG_MISSING)("cluster: approvals shared by the gateways", () => {
   const b = (): ClusterGatewayNode => nodes[1] as ClusterGatewayNode;
 
   async function approverOn(node: ClusterGatewayNode): Promise<{ client: GatewayClient; events: EventFrame[] }> {
+    const known = approvers.get(node.name);
+    if (known) return known;
     const c = await connectClient(node.gw.url, { scopes: APPROVER });
-    extra.push(c.client);
+    approvers.set(node.name, c);
     // The node has published its approver before a run anywhere counts on it.
     await untilValue("the approver's presence in the cluster", async () => {
       const { rows } = await db.query("SELECT 1 FROM cluster_approvers WHERE node_id = $1 AND present", [node.name]);
@@ -210,6 +227,63 @@ describe.skipIf(PG_MISSING)("cluster: approvals shared by the gateways", () => {
     }
     const { rows } = await db.query("SELECT status, decision FROM cluster_approvals WHERE id = $1", [reqA.id]);
     expect(rows[0]).toEqual({ status: "resolved", decision: winner });
+  }, 120_000);
+
+  it("plugin approvals: asked on one node, listed and decided on the other; a timeout there reaches both", async () => {
+    const runId = randomUUID();
+    const final = a().client.request(
+      "agent",
+      { message: "[tool:read:gated-notes.txt]", idempotencyKey: runId, sessionKey: "ca-plugin" },
+      { expectFinal: true },
+    ) as Promise<any>;
+    const other = (await executingNode(runId)) === "gw-a" ? b() : a();
+    const approver = await approverOn(other);
+    await until(
+      () => payloads(approver.events, "plugin.approval.requested").some((p) => p.request.runId === runId),
+      30_000,
+      "plugin.approval.requested",
+    );
+    const req = payloads(approver.events, "plugin.approval.requested").find((p) => p.request.runId === runId);
+    expect(req.request).toMatchObject({
+      pluginId: "gate",
+      title: "Read a gated file?",
+      severity: "critical",
+      toolName: "read",
+      allowedDecisions: ["allow-once", "deny"],
+    });
+    const listed: any = await approver.client.request("plugin.approval.list", { sessionKey: "ca-plugin" });
+    expect(listed.approvals.map((x: any) => x.id)).toEqual([req.id]);
+    await expect(
+      approver.client.request("plugin.approval.resolve", { id: req.id, decision: "allow-always" }),
+    ).rejects.toThrow(/not offered/);
+    await approver.client.request("plugin.approval.resolve", { id: req.id, decision: "deny", reason: "private" });
+    const end = await final;
+    expect(replyText(end)).toContain("Denied: the user did not allow running");
+    expect(replyText(end)).toContain("private");
+    await until(
+      () => payloads(approver.events, "plugin.approval.resolved").some((p) => p.id === req.id),
+      30_000,
+      "plugin.approval.resolved",
+    );
+
+    // Nobody decides in time: the executing node's timeout applies timeoutBehavior, and every node hears of it.
+    const briefId = randomUUID();
+    const brief: any = await a().client.request(
+      "agent",
+      { message: "[tool:read:brief-notes.txt]", idempotencyKey: briefId, sessionKey: "ca-plugin-brief" },
+      { expectFinal: true },
+    );
+    expect(brief.status).toBe("ok");
+    const { rows } = await db.query("SELECT id, decision, cause FROM cluster_approvals WHERE run_id = $1", [briefId]);
+    expect(rows).toEqual([{ id: expect.any(String), decision: "allow-once", cause: "timeout" }]);
+    for (const n of [a(), b()]) {
+      const events = (await approverOn(n)).events;
+      await until(
+        () => payloads(events, "plugin.approval.resolved").some((p) => p.id === rows[0].id && p.cause === "timeout"),
+        30_000,
+        `plugin.approval.resolved (timeout) on ${n.name}`,
+      );
+    }
   }, 120_000);
 
   it("gw-b SIGKILLed while its run waits: the run ends interrupted, its approval resolves (aborted) everywhere", async () => {
