@@ -6,8 +6,9 @@
  * policy's askFallback decides; an approver on gw-a only makes a run on gw-b ask; the request is announced to
  * it, listed, read and decided from gw-a (RPC and /approve), and the run finishes on gw-b with the tool result
  * once in the shared transcript; two approvers on two nodes deciding at once: one wins, the other is told who
- * did; gw-b SIGKILLed while its run waits: the run ends interrupted, the approval is resolved (denied, aborted,
- * naming the node) on every remaining node, and nothing is left pending.
+ * did; plugin approvals (and their timeout) likewise; gw-b SIGKILLed while its run waits: the run ends
+ * interrupted, the approval is resolved (denied, aborted, naming the node) on every remaining node, and nothing
+ * is left pending; gw-b restarted and stopped gracefully while its run waits: the wait ends aborted, on record.
  */
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -321,6 +322,31 @@ describe.skipIf(PG_MISSING)("cluster: approvals shared by the gateways", () => {
       { expectFinal: true },
     );
     expect(next.status).toBe("ok");
+    const { rows: open } = await db.query("SELECT id FROM cluster_approvals WHERE status <> 'resolved'");
+    expect(open).toEqual([]);
+  }, 120_000);
+
+  it("gw-b restarted, then stopped gracefully while its run waits: the wait ends aborted on the record, everywhere", async () => {
+    nodes[1] = await startNode("gw-b", b().home, WRITER);
+    const approver = await approverOn(a());
+    const holdCmd = `echo hold3-${randomUUID().slice(0, 8)}`;
+    const holder = execRun(a(), holdCmd, "ca-holder3");
+    const held = await requestFor(approver.events, holdCmd);
+    const word = `stopped-${randomUUID().slice(0, 8)}`;
+    const run = execRun(a(), `echo ${word}`, "ca-stopped");
+    const req = await requestFor(approver.events, `echo ${word}`);
+    expect(await executingNode(run.runId)).toBe("gw-b");
+
+    await b().gw.stop();
+    const end = await run.final;
+    expect(end.status).toBe("error");
+    const [resolved, ...again] = await resolvedFor(approver.events, req.id);
+    expect(again).toEqual([]);
+    expect(resolved).toMatchObject({ id: req.id, decision: "deny", cause: "aborted" });
+    const { rows } = await db.query("SELECT status FROM cluster_runs WHERE run_id = $1", [run.runId]);
+    expect(rows[0]?.status).toBe("aborted");
+    await approver.client.request("exec.approval.resolve", { id: held.id, decision: "deny" }).catch(() => undefined);
+    await holder.final;
     const { rows: open } = await db.query("SELECT id FROM cluster_approvals WHERE status <> 'resolved'");
     expect(open).toEqual([]);
   }, 120_000);
