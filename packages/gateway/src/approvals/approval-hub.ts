@@ -235,6 +235,8 @@ export class ApprovalHub {
 
   /** Results of the waiting batch's other calls, kept for a resume. */
   batchResults(runId: string, results: readonly ToolResultMessage[]): void {
+    // Only a run with an approval waiting (or being stored) writes: other tool calls cost nothing here.
+    if (!this.ops.has(runId) && ![...this.live.values()].some((l) => l.stored.runId === runId)) return;
     const batch = [...results];
     void this.serial(runId, async () => {
       for (const l of this.live.values()) {
