@@ -24,15 +24,15 @@ import type { EmbeddedSession } from "../run/embedded-session.js";
 import type { EventBus } from "../run/event-bus.js";
 import type { RunRegistry } from "../run/run-registry.js";
 import type { RunContext, RunRequest } from "../run/run-types.js";
+import { notFound, refused } from "./approval-errors.js";
 import { SqliteApprovalStore } from "./approval-store.js";
-import { kindOf, requestedEvent, resolvedEvent, streamData } from "./approval-wire.js";
+import { endOf, kindOf, requestedEvent, resolvedEvent, streamData } from "./approval-wire.js";
 import type {
   ApprovalAudience,
   ApprovalEnd,
   ApprovalKind,
   ApprovalStore,
   SharedApprovals,
-  SharedDecideRefusal,
   StoredApproval,
 } from "./types.js";
 
@@ -55,43 +55,6 @@ interface LiveApproval {
 }
 
 const NOBODY = "no client with operator.approvals is connected to decide";
-
-function notFound(id: string, message = `no pending approval with id ${id}`): GatewayError {
-  return new GatewayError("APPROVAL_NOT_FOUND", message, { code: "APPROVAL_NOT_FOUND" });
-}
-
-/** The error a cluster decision that lost (or came too late) gets. */
-function refused(id: string, r: SharedDecideRefusal): GatewayError {
-  switch (r.reason) {
-    case "not_found":
-      return notFound(id);
-    case "decided": {
-      const a = r.approval;
-      const what = a.decision ? `${a.decision}${a.resolvedBy ? ` by ${a.resolvedBy}` : ""}` : "decided";
-      return notFound(id, `approval ${id} was already decided (${what})`);
-    }
-    case "expired":
-      return notFound(id, `approval ${id} has expired`);
-    case "run_gone":
-      return notFound(
-        id,
-        `approval ${id} can no longer be decided: its run ${r.approval.runId} is ${r.runStatus}` +
-          (r.nodeId ? ` (gateway node ${r.nodeId} stopped)` : ""),
-      );
-  }
-}
-
-/** The end recorded on a stored approval (decided or resolved). */
-function endOf(a: StoredApproval): ApprovalEnd | undefined {
-  if (!a.decision || !a.cause) return undefined;
-  return {
-    decision: a.decision,
-    cause: a.cause,
-    ...(a.resolvedBy !== undefined ? { resolvedBy: a.resolvedBy } : {}),
-    ...(a.reason !== undefined ? { reason: a.reason } : {}),
-    at: a.resolvedAt ?? Date.now(),
-  };
-}
 
 export class ApprovalHub {
   readonly store: ApprovalStore;
@@ -200,8 +163,9 @@ export class ApprovalHub {
         // "deny" is not offered: the call waits for its timeout or the run's end.
       }
     };
-    // In a cluster the cached presence may lag a just-connected approver on another node: asked once more.
-    if (!this.hasApprover() && !(await this.shared?.refreshPresence())) {
+    // In a cluster the cached presence may lag a just-connected approver on another node: asked once more
+    // (a database that cannot answer counts as nobody: the call is denied, not left waiting unannounced).
+    if (!this.hasApprover() && !(await this.shared?.refreshPresence().catch(() => false))) {
       deny(this.shared ? "no client with operator.approvals is connected to any gateway of the cluster" : NOBODY);
       return;
     }

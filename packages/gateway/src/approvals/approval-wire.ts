@@ -116,3 +116,15 @@ export function streamData(s: StoredApproval, e?: ApprovalEnd): ApprovalData {
   }
   return data;
 }
+
+/** The end recorded on a stored approval (decided or resolved). */
+export function endOf(a: StoredApproval): ApprovalEnd | undefined {
+  if (!a.decision || !a.cause) return undefined;
+  return {
+    decision: a.decision,
+    cause: a.cause,
+    ...(a.resolvedBy !== undefined ? { resolvedBy: a.resolvedBy } : {}),
+    ...(a.reason !== undefined ? { reason: a.reason } : {}),
+    at: a.resolvedAt ?? Date.now(),
+  };
+}
