@@ -73,7 +73,9 @@ async function startOnLockedHome(
   const authProfiles = cluster?.authProfiles(config.home);
   await authProfiles?.refresh();
   const server = await GatewayServer.start({
-    ...(cluster && authProfiles ? { placement: (core) => cluster.attach(core), bus: cluster.bus, authProfiles } : {}),
+    ...(cluster && authProfiles
+      ? { placement: (core) => cluster.attach(core), bus: cluster.bus, authProfiles, approvals: cluster.approvals }
+      : {}),
     onClosed: () => homeLock.release(),
     config,
     port: options.port,

@@ -58,7 +58,7 @@ export function createApprovalExtension(hub: ApprovalHub, log?: (line: string) =
       }
     },
     onRunEnd(ctx) {
-      hub.runEnded(ctx);
+      return hub.runEnded(ctx);
     },
   };
 }

@@ -6,6 +6,14 @@
  * approval of that run's batch is decided a run with the same runId resumes the batch on the session's lane
  * (`resumeToolCalls`: the tool runs or is denied, its result is appended once, the loop goes on). Approvals
  * expiring while nobody can decide resolve as their `timeoutBehavior` says.
+ *
+ * In a cluster (`shared`: PostgreSQL) every node hears of every approval: the node executing the run stores the
+ * request, every node announces it to its own approvers when the shared store reports the change, a decision
+ * from any node is committed there once (first wins) and the executing node hands it to its agent. Whether
+ * anyone can be asked is cluster-wide. Runs whose node died are not resumed: their approvals are ended by the
+ * shared store when the cluster marks the run interrupted (cluster/cluster-approvals.ts).
+ *
+ * Store writes of one run are serialized (`serial`), so a request is stored before its end is, whichever store.
  */
 import { type AgentEventOf, expiredApproval, type PendingApproval } from "@tiller/agent";
 import type { ToolResultMessage } from "@tiller/ai";
@@ -16,9 +24,17 @@ import type { EmbeddedSession } from "../run/embedded-session.js";
 import type { EventBus } from "../run/event-bus.js";
 import type { RunRegistry } from "../run/run-registry.js";
 import type { RunContext, RunRequest } from "../run/run-types.js";
-import { type ApprovalEnd, ApprovalStore } from "./approval-store.js";
-import { kindOf, requestedEvent, resolvedEvent, streamData } from "./approval-wire.js";
-import type { ApprovalAudience, ApprovalKind, StoredApproval } from "./types.js";
+import { notFound, refused } from "./approval-errors.js";
+import { SqliteApprovalStore } from "./approval-store.js";
+import { endOf, kindOf, requestedEvent, resolvedEvent, streamData } from "./approval-wire.js";
+import type {
+  ApprovalAudience,
+  ApprovalEnd,
+  ApprovalKind,
+  ApprovalStore,
+  SharedApprovals,
+  StoredApproval,
+} from "./types.js";
 
 export interface ApprovalHubDeps {
   home: string;
@@ -26,6 +42,8 @@ export interface ApprovalHubDeps {
   /** The session queues (built after the hub; read only when a run resumes). */
   queues: () => SessionQueues;
   bus: EventBus;
+  /** A cluster's shared approvals (PostgreSQL); absent: the single-node SQLite store in `home`. */
+  shared?: SharedApprovals;
   log?: (line: string) => void;
 }
 
@@ -38,21 +56,22 @@ interface LiveApproval {
 
 const NOBODY = "no client with operator.approvals is connected to decide";
 
-function notFound(id: string): GatewayError {
-  return new GatewayError("APPROVAL_NOT_FOUND", `no pending approval with id ${id}`, { code: "APPROVAL_NOT_FOUND" });
-}
-
 export class ApprovalHub {
   readonly store: ApprovalStore;
+  private readonly shared: SharedApprovals | undefined;
   private audience: ApprovalAudience = { hasApprover: () => false, broadcast: () => {} };
   private readonly live = new Map<string, LiveApproval>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Set when the gateway stops: aborted waits stay pending for the next process to resume. */
   private suspended = false;
   private closed = false;
+  /** The store work of each run in flight, in order (see `serial`). */
+  private readonly ops = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: ApprovalHubDeps) {
-    this.store = new ApprovalStore(deps.home);
+    this.shared = deps.shared;
+    this.store = deps.shared ?? new SqliteApprovalStore(deps.home);
+    this.shared?.onChange((a) => this.changed(a));
   }
 
   /** The server plugs in its connections. */
@@ -60,9 +79,26 @@ export class ApprovalHub {
     this.audience = audience;
   }
 
-  /** Whether anyone can decide now (exec approvals apply `askFallback` at once when not). */
+  /** Whether anyone can decide now (exec approvals apply `askFallback` at once when not); cluster-wide in a cluster. */
   hasApprover(): boolean {
-    return this.audience.hasApprover();
+    return this.audience.hasApprover() || (this.shared?.anyApprover() ?? false);
+  }
+
+  /** A connection came or went: a cluster learns whether this node still has an approver. */
+  audienceChanged(): void {
+    this.shared?.setLocalApprover(this.audience.hasApprover());
+  }
+
+  /** Runs `fn` after the run's earlier store work (a request is stored before its end, whatever the store). */
+  private serial(runId: string, fn: () => Promise<void>): Promise<void> {
+    const next = (this.ops.get(runId) ?? Promise.resolve()).then(fn).catch((err: unknown) => {
+      this.deps.log?.(`approvals: run ${runId}: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    this.ops.set(runId, next);
+    void next.finally(() => {
+      if (this.ops.get(runId) === next) this.ops.delete(runId);
+    });
+    return next;
   }
 
   // ---- Start-up -----------------------------------------------------------------------------------------------
@@ -72,7 +108,15 @@ export class ApprovalHub {
    * their real end, expiries are scheduled, and runs whose batch was fully decided resume.
    */
   recover(): void {
-    const left = [...this.store.withStatus("pending"), ...this.store.withStatus("decided")];
+    // A cluster does not resume runs of dead nodes: the shared store ends their approvals (see the file comment).
+    if (this.shared) return;
+    void this.recoverLocal().catch((err: unknown) => {
+      this.deps.log?.(`approvals: recovery failed: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  }
+
+  private async recoverLocal(): Promise<void> {
+    const left = [...(await this.store.withStatus("pending")), ...(await this.store.withStatus("decided"))];
     const runs = new Map<string, StoredApproval>();
     for (const a of left) if (!runs.has(a.runId)) runs.set(a.runId, a);
     for (const a of runs.values()) this.deps.runs.reopen(a.request);
@@ -80,28 +124,49 @@ export class ApprovalHub {
     if (runs.size > 0) this.deps.log?.(`approvals: ${left.length} pending from before the restart`);
     // After the constructor: the server finishes starting before a resumed run needs the lanes.
     setImmediate(() => {
-      for (const runId of runs.keys()) this.maybeResume(runId);
+      for (const runId of runs.keys()) void this.maybeResume(runId);
     });
   }
 
   /** Sends every pending approval to one connection (a client with operator.approvals just connected). */
   announceTo(send: (event: string, payload: unknown) => void): void {
-    for (const a of this.store.withStatus("pending")) {
-      const { event, payload } = requestedEvent(a);
-      send(event, payload);
-    }
+    this.audienceChanged();
+    void this.store.withStatus("pending").then(
+      (pending) => {
+        for (const a of pending) {
+          const { event, payload } = requestedEvent(a);
+          send(event, payload);
+        }
+      },
+      (err: unknown) => this.deps.log?.(`approvals: cannot list pending ones: ${(err as Error).message}`),
+    );
   }
 
   // ---- Live runs (from the run extension) ---------------------------------------------------------------------
 
   /** A run's agent asks: store, then announce. Nobody connected to decide: denied at once. */
   requested(ctx: RunContext, engine: EmbeddedSession, approval: PendingApproval, results: ToolResultMessage[]): void {
-    if (!this.audience.hasApprover()) {
+    const batch = [...results];
+    void this.serial(ctx.runId, () => this.ask(ctx, engine, approval, batch));
+  }
+
+  private async ask(
+    ctx: RunContext,
+    engine: EmbeddedSession,
+    approval: PendingApproval,
+    results: ToolResultMessage[],
+  ): Promise<void> {
+    const deny = (reason: string): void => {
       try {
-        engine.resolveApproval?.(approval.id, "deny", { by: "gateway", reason: NOBODY });
+        engine.resolveApproval?.(approval.id, "deny", { by: "gateway", reason });
       } catch {
         // "deny" is not offered: the call waits for its timeout or the run's end.
       }
+    };
+    // In a cluster the cached presence may lag a just-connected approver on another node: asked once more
+    // (a database that cannot answer counts as nobody: the call is denied, not left waiting unannounced).
+    if (!this.hasApprover() && !(await this.shared?.refreshPresence().catch(() => false))) {
+      deny(this.shared ? "no client with operator.approvals is connected to any gateway of the cluster" : NOBODY);
       return;
     }
     const { images: _images, resume: _resume, ...request } = ctx.request;
@@ -114,29 +179,45 @@ export class ApprovalHub {
       status: "pending",
       approval,
       request,
-      results: [...results],
+      results,
       createdAt: approval.createdAt,
       ...(approval.expiresAt !== undefined ? { expiresAt: approval.expiresAt } : {}),
     };
-    this.store.insert(stored); // durable before anyone hears of it
+    try {
+      await this.store.insert(stored); // durable before anyone hears of it
+    } catch (err) {
+      deny(`the approval request could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
     this.live.set(approval.id, { stored, engine, emit: ctx.emit });
     ctx.emit("approval", streamData(stored));
+    // A cluster announces it on every node (this one included) when the shared store reports the change.
+    if (this.shared) return;
     const { event, payload } = requestedEvent(stored);
     this.audience.broadcast(event, payload);
   }
 
   /** Results of the waiting batch's other calls, kept for a resume. */
   batchResults(runId: string, results: readonly ToolResultMessage[]): void {
-    for (const l of this.live.values()) {
-      if (l.stored.runId === runId) {
-        this.store.setResults(runId, results);
-        return;
+    // Only a run with an approval waiting (or being stored) writes: other tool calls cost nothing here.
+    if (!this.ops.has(runId) && ![...this.live.values()].some((l) => l.stored.runId === runId)) return;
+    const batch = [...results];
+    void this.serial(runId, async () => {
+      for (const l of this.live.values()) {
+        if (l.stored.runId === runId) {
+          await this.store.setResults(runId, batch);
+          return;
+        }
       }
-    }
+    });
   }
 
   /** The agent's wait ended (decided, timed out, aborted), or a resumed call took its decision. */
   ended(ctx: RunContext, event: AgentEventOf<"tool_approval_end">): void {
+    void this.serial(ctx.runId, () => this.endLive(ctx, event));
+  }
+
+  private async endLive(ctx: RunContext, event: AgentEventOf<"tool_approval_end">): Promise<void> {
     const { approval, resolution, cause } = event;
     const live = this.live.get(approval.id);
     this.live.delete(approval.id);
@@ -148,38 +229,48 @@ export class ApprovalHub {
       ...(resolution.reason !== undefined ? { reason: resolution.reason } : {}),
       at: Date.now(),
     };
-    if (this.store.end(approval.id, "pending", "resolved", e)) {
-      const stored = live?.stored ?? this.store.get(approval.id);
+    if (await this.store.end(approval.id, "pending", "resolved", e)) {
+      const stored = live?.stored ?? (await this.store.get(approval.id));
       if (stored) this.announceEnd(stored, e, ctx.emit);
-    } else {
-      // Decided after a restart and announced then: the resumed run consumes it.
-      this.store.end(approval.id, "decided", "resolved", e);
+    } else if (await this.store.end(approval.id, "decided", "resolved", e)) {
+      // Single node: decided after a restart and announced then; the resumed run consumes it. Cluster: decided
+      // on some node and taken by this run's agent now; every node announces the end from the shared store.
+      const stored = live?.stored ?? (await this.store.get(approval.id));
+      if (stored && this.shared) ctx.emit("approval", streamData(stored, e));
     }
   }
 
   /** The run is over: approvals it left waiting (its engine stopped without deciding them) end as aborted. */
-  runEnded(ctx: RunContext): void {
-    for (const [id, l] of this.live) {
-      if (l.stored.runId !== ctx.runId) continue;
-      this.live.delete(id);
-      if (this.suspended) continue;
-      const e: ApprovalEnd = { decision: "deny", cause: "aborted", resolvedBy: "abort", at: Date.now() };
-      if (this.store.end(id, "pending", "resolved", e)) this.announceEnd(l.stored, e, ctx.emit);
-    }
-    this.store.consume(ctx.runId);
+  runEnded(ctx: RunContext): Promise<void> {
+    return this.serial(ctx.runId, async () => {
+      for (const [id, l] of this.live) {
+        if (l.stored.runId !== ctx.runId) continue;
+        this.live.delete(id);
+        if (this.suspended) continue;
+        const e: ApprovalEnd = { decision: "deny", cause: "aborted", resolvedBy: "abort", at: Date.now() };
+        if (await this.store.end(id, "pending", "resolved", e)) this.announceEnd(l.stored, e, ctx.emit);
+      }
+      await this.store.consume(ctx.runId);
+    });
   }
 
   // ---- Operators (RPC, /approve) -------------------------------------------------------------------------------
 
-  list(kind: ApprovalKind, sessionKey?: string): StoredApproval[] {
-    return this.store
-      .withStatus("pending")
-      .filter((a) => a.kind === kind && (sessionKey === undefined || a.sessionKey === sessionKey));
+  async list(kind: ApprovalKind, sessionKey?: string): Promise<StoredApproval[]> {
+    return (await this.store.withStatus("pending")).filter(
+      (a) => a.kind === kind && (sessionKey === undefined || a.sessionKey === sessionKey),
+    );
   }
 
-  get(kind: ApprovalKind | undefined, id: string): StoredApproval {
-    const a = this.store.get(id);
-    if (a?.status !== "pending" || (kind !== undefined && a.kind !== kind)) throw notFound(id);
+  async get(kind: ApprovalKind | undefined, id: string): Promise<StoredApproval> {
+    const a = await this.store.get(id);
+    if (a?.status !== "pending" || (kind !== undefined && a.kind !== kind)) {
+      // In a cluster the loser of a race learns who won.
+      if (this.shared && a && a.status !== "pending" && (kind === undefined || a.kind === kind)) {
+        throw refused(id, { ok: false, reason: "decided", approval: a });
+      }
+      throw notFound(id);
+    }
     return a;
   }
 
@@ -187,13 +278,13 @@ export class ApprovalHub {
    * Decides a pending approval; first answer wins. `kind` undefined: either kind (`/approve`). Throws
    * APPROVAL_NOT_FOUND for an unknown or already decided id, INVALID_REQUEST for a decision not offered.
    */
-  resolve(
+  async resolve(
     kind: ApprovalKind | undefined,
     id: string,
     decision: ApprovalDecisionWire,
     options: { by?: string; reason?: string } = {},
-  ): ApprovalResolveResult {
-    const a = this.get(kind, id);
+  ): Promise<ApprovalResolveResult> {
+    const a = await this.get(kind, id);
     const offered = a.approval.request.decisions;
     if (offered && !offered.includes(decision)) {
       throw new GatewayError(
@@ -201,44 +292,87 @@ export class ApprovalHub {
         `decision "${decision}" is not offered (offered: ${offered.join(", ")})`,
       );
     }
-    const live = this.live.get(id);
-    if (live) {
-      if (!live.engine.resolveApproval?.(id, decision, options)) throw notFound(id);
-      return { ok: true, id, decision };
-    }
-    this.decideDead(a, {
+    const e: ApprovalEnd = {
       decision,
       cause: "decided",
       ...(options.by !== undefined ? { resolvedBy: options.by } : {}),
       ...(options.reason !== undefined ? { reason: options.reason } : {}),
       at: Date.now(),
-    });
+    };
+    if (this.shared) {
+      // Committed once across the cluster; the executing node's agent takes it (here at once when it is this one).
+      const r = await this.shared.decide(id, e);
+      if (!r.ok) throw refused(id, r);
+      this.applyDecision(r.approval);
+      return { ok: true, id, decision };
+    }
+    const live = this.live.get(id);
+    if (live) {
+      if (!live.engine.resolveApproval?.(id, decision, options)) throw notFound(id);
+      return { ok: true, id, decision };
+    }
+    await this.decideDead(a, e);
     return { ok: true, id, decision, resumed: true };
   }
 
   /** The gateway is stopping: waits its runs abort now stay pending, to be resumed after the restart. */
   suspend(): void {
-    this.suspended = true;
+    // A cluster does not resume a stopped node's runs: their waits end as aborted, on the record, like any abort.
+    if (!this.shared) this.suspended = true;
   }
 
-  close(): void {
+  /** Stops the expiry timers and closes the store after the store work in flight (the shared one is the cluster's). */
+  async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
-    this.store.close();
+    await Promise.all(this.ops.values());
+    if (!this.shared) this.store.close();
+  }
+
+  // ---- The cluster: changes made on any node ------------------------------------------------------------------
+
+  /** A change of an approval on any node, reported once to this node by the shared store. */
+  private changed(a: StoredApproval): void {
+    if (this.closed) return;
+    if (a.status === "pending") {
+      const { event, payload } = requestedEvent(a);
+      this.audience.broadcast(event, payload);
+    } else if (a.status === "decided") {
+      this.applyDecision(a);
+    } else {
+      const e = endOf(a);
+      if (!e) return;
+      const { event, payload } = resolvedEvent(a, e);
+      this.audience.broadcast(event, payload);
+    }
+  }
+
+  /** A decision committed in the cluster reaches the agent waiting for it, when that agent runs here. */
+  private applyDecision(a: StoredApproval): void {
+    const live = this.live.get(a.id);
+    if (!live || !a.decision) return;
+    try {
+      live.engine.resolveApproval?.(a.id, a.decision, {
+        ...(a.resolvedBy !== undefined ? { by: a.resolvedBy } : {}),
+        ...(a.reason !== undefined ? { reason: a.reason } : {}),
+      });
+    } catch (err) {
+      this.deps.log?.(`approvals: decision on ${a.id} not applied: ${(err as Error).message}`);
+    }
   }
 
   // ---- Runs that died with an earlier process ------------------------------------------------------------------
 
-  private decideDead(a: StoredApproval, e: ApprovalEnd): void {
-    if (!this.store.end(a.id, "pending", "decided", e)) throw notFound(a.id);
+  private async decideDead(a: StoredApproval, e: ApprovalEnd): Promise<void> {
+    if (!(await this.store.end(a.id, "pending", "decided", e))) throw notFound(a.id);
     const timer = this.timers.get(a.id);
     if (timer) clearTimeout(timer);
     this.timers.delete(a.id);
     this.announceEnd(a, e, (stream, data) => {
       this.deps.bus.emitAgent(a.runId, a.sessionKey, stream, data);
     });
-    this.maybeResume(a.runId);
+    await this.maybeResume(a.runId);
   }
 
   private scheduleExpiry(a: StoredApproval): void {
@@ -247,11 +381,12 @@ export class ApprovalHub {
       this.timers.delete(a.id);
       const expired = expiredApproval(a.approval);
       if (!expired) return;
-      try {
-        this.decideDead(a, { decision: expired.decision, cause: "timeout", resolvedBy: "timeout", at: Date.now() });
-      } catch {
-        // Decided meanwhile.
-      }
+      this.decideDead(a, {
+        decision: expired.decision,
+        cause: "timeout",
+        resolvedBy: "timeout",
+        at: Date.now(),
+      }).catch(() => {}); // decided meanwhile
     };
     const timer = setTimeout(fire, Math.max(0, a.expiresAt - Date.now()));
     timer.unref();
@@ -259,9 +394,9 @@ export class ApprovalHub {
   }
 
   /** Once no approval of the run waits, a run with the same runId resumes its batch on the session's lane. */
-  private maybeResume(runId: string): void {
+  private async maybeResume(runId: string): Promise<void> {
     if (this.closed) return;
-    const rows = this.store.ofRun(runId);
+    const rows = await this.store.ofRun(runId);
     if (rows.some((r) => r.status === "pending")) return;
     const decided = rows.filter((r) => r.status === "decided");
     const first = decided[0];
@@ -302,6 +437,7 @@ export class ApprovalHub {
 
   private announceEnd(a: StoredApproval, e: ApprovalEnd, emit: RunContext["emit"]): void {
     emit("approval", streamData(a, e));
+    if (this.shared) return; // every node announces it from the shared store
     const { event, payload } = resolvedEvent(a, e);
     this.audience.broadcast(event, payload);
   }

@@ -19,18 +19,20 @@ function keyFilter(core: GatewayCore, sessionKey: string | undefined): string | 
 }
 
 export const approvalMethods: MethodDef[] = [
-  defineMethod("exec.approval.list", ({ core, params }) => ({
-    approvals: core.approvals.list("exec", keyFilter(core, params.sessionKey)).map(execRecord),
+  defineMethod("exec.approval.list", async ({ core, params }) => ({
+    approvals: (await core.approvals.list("exec", keyFilter(core, params.sessionKey))).map(execRecord),
   })),
-  defineMethod("exec.approval.get", ({ core, params }) => execRecord(core.approvals.get("exec", params.id))),
+  defineMethod("exec.approval.get", async ({ core, params }) =>
+    execRecord(await core.approvals.get("exec", params.id)),
+  ),
   defineMethod("exec.approval.resolve", (ctx) =>
     ctx.core.approvals.resolve("exec", ctx.params.id, ctx.params.decision, {
       by: deciderOf(ctx),
       ...(ctx.params.reason !== undefined ? { reason: ctx.params.reason } : {}),
     }),
   ),
-  defineMethod("plugin.approval.list", ({ core, params }) => ({
-    approvals: core.approvals.list("plugin", keyFilter(core, params.sessionKey)).map(pluginRecord),
+  defineMethod("plugin.approval.list", async ({ core, params }) => ({
+    approvals: (await core.approvals.list("plugin", keyFilter(core, params.sessionKey))).map(pluginRecord),
   })),
   defineMethod("plugin.approval.resolve", (ctx) =>
     ctx.core.approvals.resolve("plugin", ctx.params.id, ctx.params.decision, {

@@ -6,10 +6,11 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ApprovalDecision, ApprovalEndCause } from "@tiller/agent";
 import type { ToolResultMessage } from "@tiller/ai";
 import Database from "better-sqlite3";
-import type { ApprovalKind, ApprovalStatus, StoredApproval } from "./types.js";
+import type { ApprovalEnd, ApprovalKind, ApprovalStatus, ApprovalStore, StoredApproval } from "./types.js";
+
+export type { ApprovalEnd } from "./types.js";
 
 const KEEP_RESOLVED_MS = 24 * 60 * 60_000;
 
@@ -43,15 +44,8 @@ interface ApprovalRowDb {
   resolved_at: number | null;
 }
 
-export interface ApprovalEnd {
-  decision: ApprovalDecision;
-  cause: ApprovalEndCause;
-  resolvedBy?: string;
-  reason?: string;
-  at: number;
-}
-
-export class ApprovalStore {
+/** The single-node store. Its statements are synchronous (one short SQLite transaction); the promises are resolved. */
+export class SqliteApprovalStore implements ApprovalStore {
   private readonly db: Database.Database;
   private readonly stmts;
 
@@ -86,7 +80,8 @@ export class ApprovalStore {
     this.stmts.prune.run(Date.now() - KEEP_RESOLVED_MS);
   }
 
-  insert(a: StoredApproval): void {
+  insert(a: StoredApproval): Promise<void> {
+    if (!this.db.open) return Promise.reject(new Error("approvals store is closed"));
     this.stmts.insert.run({
       id: a.id,
       kind: a.kind,
@@ -99,34 +94,29 @@ export class ApprovalStore {
       createdAt: a.createdAt,
       expiresAt: a.expiresAt ?? null,
     });
+    return Promise.resolve();
   }
 
-  get(id: string): StoredApproval | undefined {
-    const row = this.stmts.get.get(id);
-    return row ? toApproval(row) : undefined;
+  get(id: string): Promise<StoredApproval | undefined> {
+    const row = this.db.open ? this.stmts.get.get(id) : undefined;
+    return Promise.resolve(row ? toApproval(row) : undefined);
   }
 
-  /** Approvals in one state, oldest first. */
-  withStatus(status: ApprovalStatus): StoredApproval[] {
-    return this.stmts.byStatus.all(status).map(toApproval);
+  withStatus(status: ApprovalStatus): Promise<StoredApproval[]> {
+    return Promise.resolve(this.db.open ? this.stmts.byStatus.all(status).map(toApproval) : []);
   }
 
-  ofRun(runId: string): StoredApproval[] {
-    return this.stmts.ofRun.all(runId).map(toApproval);
+  ofRun(runId: string): Promise<StoredApproval[]> {
+    return Promise.resolve(this.db.open ? this.stmts.ofRun.all(runId).map(toApproval) : []);
   }
 
-  /** The finished results of the run's waiting batch (what a resume keeps instead of running those calls again). */
-  setResults(runId: string, results: readonly ToolResultMessage[]): void {
-    if (!this.db.open) return;
-    this.stmts.results.run(JSON.stringify(results), runId);
+  setResults(runId: string, results: readonly ToolResultMessage[]): Promise<void> {
+    if (this.db.open) this.stmts.results.run(JSON.stringify(results), runId);
+    return Promise.resolve();
   }
 
-  /**
-   * Moves an approval from `from` to `to` with its decision. False when it was not in `from` (first answer wins:
-   * a second decision, or one racing a timeout, changes nothing).
-   */
-  end(id: string, from: ApprovalStatus, to: ApprovalStatus, e: ApprovalEnd): boolean {
-    if (!this.db.open) return false; // late events of runs aborted by shutdown
+  end(id: string, from: ApprovalStatus, to: ApprovalStatus, e: ApprovalEnd): Promise<boolean> {
+    if (!this.db.open) return Promise.resolve(false); // late events of runs aborted by shutdown
     const r = this.stmts.end.run({
       id,
       from,
@@ -137,13 +127,12 @@ export class ApprovalStore {
       reason: e.reason ?? null,
       at: e.at,
     });
-    return r.changes === 1;
+    return Promise.resolve(r.changes === 1);
   }
 
-  /** The decided approvals of a run are consumed by the run that resumes it. */
-  consume(runId: string, at = Date.now()): void {
-    if (!this.db.open) return;
-    this.stmts.consume.run(at, runId);
+  consume(runId: string, at = Date.now()): Promise<void> {
+    if (this.db.open) this.stmts.consume.run(at, runId);
+    return Promise.resolve();
   }
 
   close(): void {

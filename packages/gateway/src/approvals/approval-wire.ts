@@ -11,8 +11,7 @@ import type {
   ExecApprovalRecord,
   PluginApprovalRecord,
 } from "../protocol/schema/approvals.js";
-import type { ApprovalEnd } from "./approval-store.js";
-import type { ApprovalKind, StoredApproval } from "./types.js";
+import type { ApprovalEnd, ApprovalKind, StoredApproval } from "./types.js";
 
 /** `exec` for a command under exec-approvals.json, `plugin` for every other request (plugins, tools' own rules). */
 export function kindOf(approval: PendingApproval): ApprovalKind {
@@ -116,4 +115,16 @@ export function streamData(s: StoredApproval, e?: ApprovalEnd): ApprovalData {
     if (e.resolvedBy !== undefined) data.resolvedBy = e.resolvedBy;
   }
   return data;
+}
+
+/** The end recorded on a stored approval (decided or resolved). */
+export function endOf(a: StoredApproval): ApprovalEnd | undefined {
+  if (!a.decision || !a.cause) return undefined;
+  return {
+    decision: a.decision,
+    cause: a.cause,
+    ...(a.resolvedBy !== undefined ? { resolvedBy: a.resolvedBy } : {}),
+    ...(a.reason !== undefined ? { reason: a.reason } : {}),
+    at: a.resolvedAt ?? Date.now(),
+  };
 }

@@ -10,11 +10,11 @@ import type { ApprovalHub } from "./approval-hub.js";
 const USAGE = `Usage: /approve <id> <${APPROVAL_DECISIONS.join("|")}> [reason]`;
 
 /** The reply text and whether the command succeeded. */
-export function approveCommand(
+export async function approveCommand(
   hub: ApprovalHub,
   args: readonly string[],
   scopes: readonly string[] | undefined,
-): { text: string; ok: boolean } {
+): Promise<{ text: string; ok: boolean }> {
   if (!scopes || !hasScope(scopes, "operator.approvals")) {
     return { text: "/approve needs the operator.approvals scope.", ok: false };
   }
@@ -23,7 +23,7 @@ export function approveCommand(
   if (!isApprovalDecision(decision)) return { text: `Unknown decision "${decision}". ${USAGE}`, ok: false };
   const reason = why.join(" ").trim();
   try {
-    const r = hub.resolve(undefined, id, decision, { by: "/approve", ...(reason ? { reason } : {}) });
+    const r = await hub.resolve(undefined, id, decision, { by: "/approve", ...(reason ? { reason } : {}) });
     return { text: `Approval ${id}: ${decision}${r.resumed ? " (resuming the run)" : ""}.`, ok: true };
   } catch (err) {
     if (err instanceof GatewayError) return { text: `Approval ${id}: ${err.message}.`, ok: false };

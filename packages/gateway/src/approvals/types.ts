@@ -39,6 +39,73 @@ export interface StoredApproval {
   resolvedAt?: number;
 }
 
+/** How an approval's wait ended, as the store records it and the `*.resolved` events show it. */
+export interface ApprovalEnd {
+  decision: ApprovalDecision;
+  cause: ApprovalEndCause;
+  resolvedBy?: string;
+  reason?: string;
+  at: number;
+}
+
+/**
+ * Where pending approvals are kept: SQLite per home on a single node (approval-store.ts), PostgreSQL in a
+ * cluster (cluster/cluster-approvals.ts). Every write is committed before its promise resolves, so a request is
+ * durable before it is announced. Methods never throw for a state mismatch: `end` answers false instead.
+ */
+export interface ApprovalStore {
+  insert(a: StoredApproval): Promise<void>;
+  get(id: string): Promise<StoredApproval | undefined>;
+  /** Approvals in one state, oldest first. */
+  withStatus(status: ApprovalStatus): Promise<StoredApproval[]>;
+  ofRun(runId: string): Promise<StoredApproval[]>;
+  /** The finished results of the run's waiting batch (what a resume keeps instead of running those calls again). */
+  setResults(runId: string, results: readonly ToolResultMessage[]): Promise<void>;
+  /**
+   * Moves an approval from `from` to `to` with its decision. False when it was not in `from` (first answer wins:
+   * a second decision, or one racing a timeout, changes nothing).
+   */
+  end(id: string, from: ApprovalStatus, to: ApprovalStatus, e: ApprovalEnd): Promise<boolean>;
+  /** The decided approvals of a run are consumed by the run that resumes it. */
+  consume(runId: string, at?: number): Promise<void>;
+  close(): void;
+}
+
+/** Why a cluster decision was not committed (the approval, as it is now, when there is one). */
+export type SharedDecideRefusal =
+  | { ok: false; reason: "not_found" }
+  | { ok: false; reason: "decided"; approval: StoredApproval }
+  | { ok: false; reason: "expired"; approval: StoredApproval }
+  | { ok: false; reason: "run_gone"; approval: StoredApproval; runStatus: string; nodeId?: string };
+
+/**
+ * Approvals shared by the gateways of a cluster (PostgreSQL). The store is the cluster's; beside it: who can
+ * decide anywhere, decisions committed once across nodes, and every node hearing of every change. In the
+ * shared store `decided` means "decision committed, not yet applied by the node executing the run"; that node
+ * moves it to `resolved` once its agent took it.
+ */
+export interface SharedApprovals extends ApprovalStore {
+  /**
+   * True while some node whose lease is valid reports an `operator.approvals` connection (this node's own
+   * report included). Read from a cache refreshed on every presence change (NOTIFY) and every poll.
+   */
+  anyApprover(): boolean;
+  /** Publishes whether this node has an approver connection (written at once, then kept with its lease). */
+  setLocalApprover(present: boolean): void;
+  /** Re-reads the cluster-wide presence now (before a run decides whether anyone can be asked). */
+  refreshPresence(): Promise<boolean>;
+  /**
+   * Commits a decision of a pending approval, only while it is unexpired by the database clock and its run is
+   * `running` on a node with a valid lease. The first decision on any node wins; the others get the refusal.
+   */
+  decide(id: string, e: ApprovalEnd): Promise<{ ok: true; approval: StoredApproval } | SharedDecideRefusal>;
+  /**
+   * Every change of state of any approval on any node (requested, decided, resolved), in commit order, each
+   * delivered once to this node with the approval's state at the time it is read.
+   */
+  onChange(listener: (a: StoredApproval) => void): void;
+}
+
 /** What the server gives the approvals: who can decide, and how an approval event reaches them. */
 export interface ApprovalAudience {
   /** True while at least one connection holds `operator.approvals` (or admin). */

@@ -8,3 +8,5 @@ export const LOCK_NAMESPACE = 0x54494c4c;
 export const LOCK_MIGRATIONS = 1;
 /** Held (transaction lock) while a node decides which queued runs it may claim. */
 export const LOCK_CLAIM = 2;
+/** Held (transaction lock) while an approval changes state, so change ids commit in the order they are taken. */
+export const LOCK_APPROVALS = 3;

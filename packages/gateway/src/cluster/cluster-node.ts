@@ -65,7 +65,8 @@ export class ClusterNode {
   readonly transcripts: ClusterTranscripts;
   readonly sessions: ClusterSessionIndex;
   readonly authUsage: ClusterAuthUsage;
-  private readonly listener: ClusterListener;
+  /** The node's LISTEN connection (wake-ups only; consumers read their tables). */
+  readonly listener: ClusterListener;
   private readonly relay: EventRelay;
   private readonly membership: NodeMembership;
   private readonly timing: LeaseTiming;

@@ -17,6 +17,7 @@ import type { GatewayCore } from "../server/gateway-core.js";
 import type { RunPlacement, SharedSessionPatch } from "../server/run-placement.js";
 import type { SessionEntry, SessionStore } from "../store/session-store.js";
 import { BUS_STREAM, BusReplayer, encodeBusEvent, ForwardingBus } from "./bus-replication.js";
+import { ClusterApprovals } from "./cluster-approvals.js";
 import { ClusterAuthProfileStore } from "./cluster-auth-profiles.js";
 import { ClusterNode } from "./cluster-node.js";
 import { TERMINAL } from "./run-queue.js";
@@ -62,6 +63,8 @@ export class ClusterPlacement implements RunPlacement {
   private readonly log: (line: string) => void;
   private closing = false;
   private profiles: ClusterAuthProfileStore | undefined;
+  /** Pending approvals shared by every node (the core's approvals hub uses them instead of SQLite). */
+  approvals!: ClusterApprovals;
 
   private constructor(options: ClusterPlacementOptions) {
     this.log = options.log ?? (() => {});
@@ -84,6 +87,10 @@ export class ClusterPlacement implements RunPlacement {
       log: p.log,
     });
     p.replayer = new BusReplayer(p.node.nodeId, p.bus);
+    p.approvals = await ClusterApprovals.start(p.node, { log: p.log }).catch(async (err: unknown) => {
+      await p.node.close({ abortRuns: true }).catch(() => {});
+      throw err;
+    });
     return p;
   }
 
@@ -341,6 +348,7 @@ export class ClusterPlacement implements RunPlacement {
     if (this.closing) return;
     this.closing = true;
     this.profiles?.close();
+    this.approvals.close();
     await this.node.close({ abortRuns: true });
   }
 }

@@ -89,3 +89,5 @@ export const CHANNEL_QUEUED = "tiller_run_queued";
 export const CHANNEL_ENDED = "tiller_run_ended";
 export const CHANNEL_CONTROL = "tiller_run_control";
 export const CHANNEL_EVENTS = "tiller_run_events";
+/** Payload `change` (an approval changed state) or `presence` (a node's approver presence changed). */
+export const CHANNEL_APPROVALS = "tiller_approvals";

@@ -156,6 +156,44 @@ ALTER TABLE cluster_runs ADD COLUMN merged_into text;
 CREATE INDEX cluster_runs_merged ON cluster_runs (merged_into) WHERE merged_into IS NOT NULL;
 `,
   },
+  {
+    version: 6,
+    name: "approvals shared by the cluster's gateways, approver presence per node",
+    sql: `
+-- Version 2's table was never written (its shape cannot hold what a run needs to take a decision); replaced.
+DROP TABLE IF EXISTS cluster_pending_approvals;
+-- Every change of state takes the next change id under an advisory lock: nodes tail the table by it, in order.
+CREATE SEQUENCE cluster_approval_change;
+CREATE TABLE cluster_approvals (
+  id text PRIMARY KEY,
+  kind text NOT NULL CHECK (kind IN ('exec','plugin')),
+  session_key text NOT NULL,
+  agent_id text NOT NULL,
+  run_id text NOT NULL,
+  node_id text NOT NULL,
+  status text NOT NULL CHECK (status IN ('pending','decided','resolved')),
+  approval jsonb NOT NULL,
+  request jsonb NOT NULL,
+  results jsonb NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint,
+  -- The expiry by the database clock: a decision after it is refused, whatever the nodes' clocks say.
+  expires_db timestamptz,
+  decision text, cause text, resolved_by text, reason text, resolved_at bigint,
+  change_id bigint NOT NULL
+);
+CREATE INDEX cluster_approvals_change ON cluster_approvals (change_id);
+CREATE INDEX cluster_approvals_open ON cluster_approvals (status, created_at) WHERE status <> 'resolved';
+CREATE INDEX cluster_approvals_run ON cluster_approvals (run_id);
+-- Whether a node has an operator.approvals connection; counted only while that node's lease (epoch) is valid.
+CREATE TABLE cluster_approvers (
+  node_id text PRIMARY KEY,
+  epoch bigint NOT NULL,
+  present boolean NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];
 
 export interface MigrationReport {

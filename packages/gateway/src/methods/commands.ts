@@ -63,7 +63,7 @@ export async function handleSlashCommand(
     case "/status":
       return reply(statusText(core, sessionKey, agentId));
     case "/approve": {
-      const r = approveCommand(core.approvals, args, scopes);
+      const r = await approveCommand(core.approvals, args, scopes);
       return reply(r.text, r.ok ? "ok" : "error");
     }
     case "/queue": {

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { createApprovalExtension } from "../approvals/approval-extension.js";
 import { ApprovalHub } from "../approvals/approval-hub.js";
+import type { SharedApprovals } from "../approvals/types.js";
 import type { QueueSettings, TillerConfig } from "../config/config-types.js";
 import { ModelRegistry } from "../config/models-config.js";
 import { CommandLanes, sessionLane } from "../lanes/command-lanes.js";
@@ -50,6 +51,8 @@ export interface GatewayCoreOptions {
   bus?: EventBus;
   /** Where runs execute (default: this process's queues and lanes); the cluster plugs in here. */
   placement?: RunPlacementFactory;
+  /** Pending approvals shared by a cluster's gateways (default: this home's SQLite store). */
+  approvals?: SharedApprovals;
 }
 
 export class GatewayCore {
@@ -105,6 +108,7 @@ export class GatewayCore {
       runs: this.runs,
       bus: this.bus,
       queues: () => this.queues,
+      ...(opts.approvals ? { shared: opts.approvals } : {}),
       log: opts.log,
     });
     this.runner = new AgentRunner({
@@ -257,7 +261,7 @@ export class GatewayCore {
     const pending = this.runs.active().map((r) => this.runs.whenDone(r.request.runId));
     await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, graceMs).unref())]);
     await this.mcp?.stop();
-    this.approvals.close();
+    await this.approvals.close();
     this.store.close();
   }
 }

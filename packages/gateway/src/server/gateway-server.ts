@@ -36,7 +36,9 @@ export { GATEWAY_EVENTS } from "../protocol/schema/events.js";
 export const HANDSHAKE_TIMEOUT_MS = 15_000;
 
 export interface GatewayServerOptions
-  extends Partial<Pick<GatewayCoreOptions, "models" | "runner" | "shaping" | "placement" | "bus" | "authProfiles">> {
+  extends Partial<
+    Pick<GatewayCoreOptions, "models" | "runner" | "shaping" | "placement" | "bus" | "authProfiles" | "approvals">
+  > {
   config: TillerConfig;
   /** Overrides gateway.port / bind / auth.token from the config. */
   port?: number;
@@ -96,6 +98,7 @@ export class GatewayServer {
       placement: opts.placement,
       bus: opts.bus,
       authProfiles: opts.authProfiles,
+      approvals: opts.approvals,
     });
     // A placement that relays events between processes learns which sessions this one's clients follow.
     const watch = this.core.placement.watchSession?.bind(this.core.placement);
@@ -193,6 +196,7 @@ export class GatewayServer {
       conn.closed = true;
       conn.unsubscribeAll();
       this.conns.delete(conn);
+      if (conn.hello) this.core.approvals.audienceChanged(); // a cluster learns when its last approver here left
     });
     ws.on("error", () => {
       // Socket errors end in `close`; nothing else to do (a run never depends on its client).

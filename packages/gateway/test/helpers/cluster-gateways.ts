@@ -35,10 +35,14 @@ export function clusterHome(
   });
 }
 
-/** Starts (or restarts, on `home`) one gateway of the cluster and connects an operator client to it. */
-export async function startNode(name: string, home: string): Promise<ClusterGatewayNode> {
+/** Starts (or restarts, on `home`) one gateway of the cluster and connects an operator client (`scopes`) to it. */
+export async function startNode(
+  name: string,
+  home: string,
+  scopes: string[] = ["operator.admin"],
+): Promise<ClusterGatewayNode> {
   const gw = await spawnGateway(home);
-  const { client, events } = await connectClient(gw.url, { scopes: ["operator.admin"] });
+  const { client, events } = await connectClient(gw.url, { scopes });
   return { name, home, gw, client, events };
 }
 
