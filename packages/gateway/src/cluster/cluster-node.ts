@@ -28,6 +28,7 @@ import type {
   ClusterRunRecord,
   ClusterRunRequest,
   LeaseTiming,
+  SubmitOptions,
   SubmitResult,
 } from "./types.js";
 
@@ -80,6 +81,8 @@ export class ClusterNode {
   /** The claim in flight: close waits for it, so runs it claims are executed, not stranded. */
   private pumpDone: Promise<void> = Promise.resolve();
   private pumpAgain = false;
+  /** Wakes the pump when the soonest collect quiet period the last claim saw is over. */
+  private quietTimer: { at: number; timer: NodeJS.Timeout } | undefined;
   private reaping = false;
   private checkingControl = false;
   private checkingWaiters = false;
@@ -163,7 +166,7 @@ export class ClusterNode {
     this.every(this.timing.reapIntervalMs, () => void this.reap());
     const keepMs = this.options.eventRetention?.keepMs ?? 3_600_000;
     this.every(this.options.eventRetention?.everyMs ?? 60_000, () => {
-      pruneRunEvents(this.pool, Date.now() - keepMs).catch(() => {}); // the next round tries again
+      pruneRunEvents(this.pool, keepMs).catch(() => {}); // the next round tries again
     });
     this.schedulePump();
   }
@@ -184,9 +187,12 @@ export class ClusterNode {
     return [...this.local.keys()];
   }
 
-  /** Accepts a run (committed before this resolves); a known runId returns the existing run. */
-  submit(request: ClusterRunRequest): Promise<SubmitResult> {
-    return this.queue.submit(request, this.nodeId);
+  /**
+   * Accepts a run (committed before this resolves) under its session's queue policy, this node's queue defaults
+   * applying where the session has none; a known runId returns the existing run.
+   */
+  submit(request: ClusterRunRequest, opts: Omit<SubmitOptions, "defaults"> = {}): Promise<SubmitResult> {
+    return this.queue.submit(request, this.nodeId, { ...opts, defaults: this.options.queueDefaults });
   }
 
   get(runId: string): Promise<ClusterRunRecord | undefined> {
@@ -300,16 +306,34 @@ export class ClusterNode {
     if (epoch === undefined || room <= 0 || this.closing) return;
     let claimed: ClusterRunRecord[];
     try {
-      claimed = await this.queue.claim(
+      const result = await this.queue.claim(
         { nodeId: this.nodeId, epoch, room, laneCaps: this.laneCaps, queueDefaults: this.options.queueDefaults },
         new Set(this.local.keys()),
       );
+      claimed = result.runs;
+      if (result.nextQuietMs !== undefined) this.wakeIn(result.nextQuietMs);
     } catch (err) {
       this.log(`[cluster] claim failed: ${(err as Error).message}`);
       return;
     }
     for (const run of claimed) this.execute(run, run.nodeEpoch ?? epoch);
     if (claimed.length === room) this.pumpAgain = true; // there may be more
+  }
+
+  /**
+   * Claims again in `ms` (a duration the database reckoned, so this node's clock offset plays no part), unless a
+   * wake-up is due sooner; every node with room does so, and the first to claim takes the turn.
+   */
+  private wakeIn(ms: number): void {
+    const at = performance.now() + ms;
+    if (this.quietTimer && this.quietTimer.at <= at) return;
+    if (this.quietTimer) clearTimeout(this.quietTimer.timer);
+    const timer = setTimeout(() => {
+      this.quietTimer = undefined;
+      this.schedulePump();
+    }, ms + 1);
+    timer.unref();
+    this.quietTimer = { at, timer };
   }
 
   private execute(run: ClusterRunRecord, epoch: number): void {
@@ -333,6 +357,8 @@ export class ClusterNode {
       for (const m of l.pendingSteers.splice(0)) listener(m);
     };
     this.local.set(run.runId, l);
+    // Steered before it was claimed (a message joined it while it waited for its lanes): read them now.
+    if (run.steered) void this.checkControl();
     const emit = (stream: string, data: unknown): void => {
       l.buffer.push({ runId: run.runId, sessionKey: run.sessionKey, seq: ++l.seq, stream, ts: Date.now(), data });
       l.flushTimer ??= setTimeout(() => {
@@ -465,6 +491,7 @@ export class ClusterNode {
   async close(opts: { abortRuns?: boolean } = {}): Promise<void> {
     this.closing = true;
     for (const t of this.timers) clearInterval(t);
+    if (this.quietTimer) clearTimeout(this.quietTimer.timer);
     await this.pumpDone;
     if (opts.abortRuns) for (const l of this.local.values()) l.controller.abort(new Error("gateway is shutting down"));
     await Promise.all([...this.local.values()].map((l) => l.done));

@@ -74,7 +74,10 @@ export async function handleSlashCommand(
         return reply(`Queue: ${s.mode} (debounce ${s.debounceMs}ms, cap ${s.cap}, drop ${s.drop}).`);
       }
       if (first === "default" || first === "reset") {
-        core.store.patch(sessionKey, { queueMode: null, queueDebounceMs: null, queueCap: null, queueDrop: null });
+        const cleared = { queueMode: null, queueDebounceMs: null, queueCap: null, queueDrop: null };
+        core.store.patch(sessionKey, cleared);
+        // A cluster keeps the queue settings in its shared session index: every node's accept reads them there.
+        await core.placement.sessionPatched?.(sessionKey, agentId, cleared);
         return reply(`Queue reset to the default (${core.config.messages.queue.mode}).`);
       }
       const patch: { queueMode?: QueueMode; queueDebounceMs?: number; queueCap?: number; queueDrop?: QueueDropPolicy } =
@@ -95,6 +98,7 @@ export async function handleSlashCommand(
         }
       }
       core.store.patch(sessionKey, patch);
+      await core.placement.sessionPatched?.(sessionKey, agentId, patch);
       const s = core.queueSettings(sessionKey);
       return reply(`Queue set: ${s.mode} (debounce ${s.debounceMs}ms, cap ${s.cap}, drop ${s.drop}).`);
     }
