@@ -141,7 +141,9 @@ describe.skipIf(PG_MISSING)("cluster: queue cap, drop policies and interrupt on 
     expect(prompt).toContain("- cs two dropped");
     expect(prompt.endsWith("cs three kept")).toBe(true);
     // The dropped message had no turn of its own: it ended with the turn it was summarized into.
-    const { rows } = await db.query("SELECT run_id, status, merged_into, summarized FROM cluster_runs WHERE run_id = 'cs-1'");
+    const { rows } = await db.query(
+      "SELECT run_id, status, merged_into, summarized FROM cluster_runs WHERE run_id = 'cs-1'",
+    );
     expect(rows[0]).toMatchObject({ status: "ok", merged_into: "cs-2", summarized: true });
   }, 120_000);
 
