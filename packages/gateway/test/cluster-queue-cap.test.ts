@@ -173,6 +173,51 @@ describe.skipIf(PG_MISSING)("cluster: queue cap, drop policies and interrupt on 
     ]);
   }, 120_000);
 
+  it("a turn waiting for a cluster-wide lane slot takes a steer, and chat.abort without runId stops it", async () => {
+    // The main lane's cap (4, cluster-wide) is taken by four hanging runs on both nodes.
+    const hang = [];
+    for (let i = 0; i < 4; i++) hang.push(await send(i, `agent:main:lane${i}`, `ln-${i}`, `lane ${i} [hang]`));
+    await until("four runs hanging", async () => {
+      const { rows } = await db.query("SELECT count(*)::int AS n FROM cluster_runs WHERE status = 'running'");
+      return rows[0]?.n === 4 || undefined;
+    });
+    const key = "agent:main:waits";
+    await node(0).client.request("sessions.patch", { key, queueMode: "followup" });
+    const first = await send(0, key, "wt-0", "wt first");
+    const steered = await send(1, key, "wt-1", "wt steered", { queueMode: "steer" });
+    expect(await status("wt-0")).toBe("queued"); // no slot: the turn waits
+    // The steer joined the waiting turn: an input of it, no run of its own.
+    const { rows: inputs } = await db.query("SELECT run_id FROM cluster_run_inputs WHERE request_id = 'wt-1'");
+    expect(inputs).toEqual([{ run_id: "wt-0" }]);
+    expect(await status("wt-1")).toBeUndefined();
+    const res: any = await node(1).client.request("chat.abort", { sessionKey: key });
+    expect(res).toMatchObject({ aborted: true, runIds: ["wt-0"] });
+    const [f0, f1] = await Promise.all([first.final, steered.final]);
+    expect(f0.status).toBe("error");
+    // Answered with the end of the turn it joined.
+    expect({ status: f1.status, summary: f1.summary, result: f1.result }).toEqual({
+      status: f0.status,
+      summary: f0.summary,
+      result: f0.result,
+    });
+    expect(await status("wt-0")).toBe("aborted");
+
+    // Once a slot frees, a waiting turn runs with the message steered into it while it waited.
+    const next = await send(1, key, "wt-2", "wt next");
+    const joined = await send(0, key, "wt-3", "wt joined", { queueMode: "steer" });
+    expect(await status("wt-2")).toBe("queued");
+    await node(0).client.request("chat.abort", { sessionKey: "agent:main:lane0" });
+    const [f2, f3] = await Promise.all([next.final, joined.final]);
+    expect(f2.status).toBe("ok");
+    expect(f3.result).toEqual(f2.result);
+    const calls = callsWith("wt next");
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    expect(userTexts(calls.at(-1)?.body)).toEqual(expect.arrayContaining(["wt next", "wt joined"]));
+    expect(callsWith("wt first")).toHaveLength(0);
+    for (let i = 1; i < 4; i++) await node(i).client.request("chat.abort", { sessionKey: `agent:main:lane${i}` });
+    await Promise.all(hang.map((h) => h.final));
+  }, 120_000);
+
   it("a queued message is taken back through the other node and never runs", async () => {
     const key = "agent:main:takeback";
     await node(1).client.request("sessions.patch", { key, queueMode: "followup" });

@@ -270,6 +270,11 @@ export class ClusterNode {
     return this.queue.steer(runId, message, this.nodeId, requestId);
   }
 
+  /** The session's active turn (running, or waiting for a lane slot), by this node's queue defaults. */
+  activeRun(sessionKey: string): Promise<string | undefined> {
+    return this.queue.activeRun(sessionKey, this.options.queueDefaults);
+  }
+
   /** Aborts a run from any node (queued: ended at once; running: its node aborts it). */
   abort(runId: string): Promise<ClusterRunRecord | undefined> {
     return this.queue.requestAbort(runId);

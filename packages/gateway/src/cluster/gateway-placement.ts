@@ -213,10 +213,12 @@ export class ClusterPlacement implements RunPlacement {
 
   async abort(sessionKey: string, runId?: string): Promise<string[]> {
     const target = runId ? (this.steeredInto.get(runId) ?? runId) : undefined;
-    const active = await this.node.queue.activeForSession(sessionKey);
-    const chosen = target ? active.filter((r) => r.runId === target) : active.filter((r) => r.status === "running");
+    // Without a runId: the session's active turn, running or still waiting for a lane slot (as a single node).
+    const chosen = target
+      ? (await this.node.queue.activeForSession(sessionKey)).filter((r) => r.runId === target).map((r) => r.runId)
+      : [await this.node.activeRun(sessionKey)].filter((id): id is string => id !== undefined);
     const ids: string[] = [];
-    for (const r of chosen) if (await this.node.abort(r.runId)) ids.push(r.runId);
+    for (const id of chosen) if (await this.node.abort(id)) ids.push(id);
     return ids;
   }
 

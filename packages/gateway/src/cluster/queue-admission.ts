@@ -21,7 +21,14 @@ import { DROP_REASONS } from "../queue/drop-reasons.js";
 import { CHANNEL_CONTROL, CHANNEL_ENDED, CHANNEL_QUEUED } from "./listener.js";
 import type { Queryable } from "./pool.js";
 import { DB_NOW_MS, type RunRowDb, toRecord } from "./run-rows.js";
-import type { ClusterRunRecord, ClusterRunRequest, SubmitDisposition, SubmitOptions, SubmitResult } from "./types.js";
+import type {
+  ClusterQueueDefaults,
+  ClusterRunRecord,
+  ClusterRunRequest,
+  SubmitDisposition,
+  SubmitOptions,
+  SubmitResult,
+} from "./types.js";
 
 interface SessionRowDb {
   next_run_pos: string;
@@ -80,12 +87,7 @@ export async function admitRun(
   const cap = session.queue_cap ?? defaults?.cap;
   const drop = session.queue_drop ?? defaults?.drop ?? "summarize";
 
-  const { rows: open } = await db.query<OpenRunDb>(
-    `SELECT run_id, status, behind, summarized, abort_requested, request->>'queueMode' AS queue_mode
-     FROM cluster_runs WHERE session_key = $1 AND status IN ('queued', 'running') AND merged_into IS NULL
-     ORDER BY session_pos`,
-    [request.sessionKey],
-  );
+  const open = await openRuns(db, request.sessionKey);
   const insert = async (behind: boolean): Promise<ClusterRunRecord> => {
     const { rows } = await db.query<RunRowDb>(
       `INSERT INTO cluster_runs (run_id, session_key, session_pos, lane, status, request, accepted_at, accepted_by, behind)
@@ -116,14 +118,9 @@ export async function admitRun(
   if (opts.followupUncapped) return done(await insert(true), "queued");
 
   const running = open.find((r) => r.status === "running");
-  const waiting = open.filter((r) => r.status === "queued" && !r.summarized);
-  // The session's active turn as a single node has it: the running run, else the first waiting one once it is a
-  // turn (it came to an idle session, or collect's quiet period does not hold it): steer joins it, the cap
-  // does not count it.
-  const head = waiting[0];
-  const headIsTurn = head !== undefined && (!head.behind || (head.queue_mode ?? sessionMode) !== "collect");
-  const active = running ?? (headIsTurn ? head : undefined);
-  const pending = waiting.filter((r) => r !== active);
+  const active = activeTurn(open, sessionMode);
+  // What waits for a later turn (steer joins only a turn with nothing waiting; the cap counts these).
+  const pending = open.filter((r) => r.status === "queued" && !r.summarized && r !== active);
 
   switch (request.queueMode ?? sessionMode) {
     case "interrupt": {
@@ -168,6 +165,42 @@ export async function admitRun(
   if (drop === "old") await endQueued(db, oldest, "error", DROP_REASONS.old(cap));
   else await db.query("UPDATE cluster_runs SET summarized = true WHERE run_id = ANY($1::text[])", [oldest]);
   return done(run, "queued");
+}
+
+/** The session's runs still to end and not merged into another's turn, in order. */
+async function openRuns(db: Queryable, sessionKey: string): Promise<OpenRunDb[]> {
+  const { rows } = await db.query<OpenRunDb>(
+    `SELECT run_id, status, behind, summarized, abort_requested, request->>'queueMode' AS queue_mode
+     FROM cluster_runs WHERE session_key = $1 AND status IN ('queued', 'running') AND merged_into IS NULL
+     ORDER BY session_pos`,
+    [sessionKey],
+  );
+  return rows;
+}
+
+/**
+ * The session's active turn as a single node has it: the running run, else its first waiting run once that is a
+ * turn (it came to an idle session, or collect's quiet period does not hold it), waiting for a lane slot.
+ */
+function activeTurn(open: OpenRunDb[], sessionMode: string): OpenRunDb | undefined {
+  const running = open.find((r) => r.status === "running");
+  if (running) return running;
+  const head = open.find((r) => r.status === "queued" && !r.summarized);
+  return head && (!head.behind || (head.queue_mode ?? sessionMode) !== "collect") ? head : undefined;
+}
+
+/** The runId of the session's active turn (what `chat.abort` without a runId stops), if it has one. */
+export async function activeRunId(
+  db: Queryable,
+  sessionKey: string,
+  defaults?: ClusterQueueDefaults,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ queue_mode: string | null }>(
+    "SELECT queue_mode FROM cluster_sessions WHERE key = $1",
+    [sessionKey],
+  );
+  const open = await openRuns(db, sessionKey);
+  return activeTurn(open, rows[0]?.queue_mode ?? defaults?.mode ?? "followup")?.run_id;
 }
 
 /** Ends queued runs of the session without a turn; their waiters on every node are woken. */

@@ -20,7 +20,7 @@ import { LOCK_CLAIM, LOCK_NAMESPACE } from "./advisory-locks.js";
 import { insertRunEvents, type PendingEvent } from "./event-log.js";
 import { CHANNEL_CONTROL, CHANNEL_ENDED, CHANNEL_EVENTS, CHANNEL_QUEUED } from "./listener.js";
 import type { ClusterPool, Queryable } from "./pool.js";
-import { admitRun, readRun } from "./queue-admission.js";
+import { activeRunId, admitRun, readRun } from "./queue-admission.js";
 import { DB_NOW_MS, type RunRowDb, toRecord } from "./run-rows.js";
 import type {
   ClusterQueueDefaults,
@@ -89,6 +89,11 @@ export class RunQueue {
       [runIds],
     );
     return rows.map(toRecord);
+  }
+
+  /** The runId of the session's active turn: running, or accepted and waiting for a lane slot (queue-admission.ts). */
+  activeRun(sessionKey: string, defaults?: ClusterQueueDefaults): Promise<string | undefined> {
+    return activeRunId(this.pool, sessionKey, defaults);
   }
 
   /** Runs of a session still queued or running, in order (what an abort or a steer may target). */
