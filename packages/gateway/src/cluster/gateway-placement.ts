@@ -293,22 +293,36 @@ export class ClusterPlacement implements RunPlacement {
       core.queues.submit(req);
       const turn = core.queues.active(req.sessionKey);
       let steers = 0;
+      // A steer the run cannot take becomes the session's next run in the cluster's queue (never lost, and never
+      // a run of this node's own queue, which would run outside the cluster's order and locks).
+      const requeue = (steer: RunRequest): void => {
+        this.node
+          .submit(
+            {
+              ...run.request,
+              runId: steer.runId,
+              message: steer.message,
+              queueMode: "followup",
+              params: { request: steer },
+            },
+            { followupUncapped: true },
+          )
+          .catch((err: unknown) => this.log(`[cluster] steer of ${run.runId} not queued: ${(err as Error).message}`));
+      };
       ctx.onSteer((message) => {
         const steer: RunRequest = { ...req, runId: `${req.runId}:steer:${++steers}`, message, acceptedAt: Date.now() };
-        // Past the point of taking input: the message becomes the session's next run (never lost).
-        if (!turn?.steer(steer)) {
-          this.node
-            .submit(
-              { ...run.request, runId: steer.runId, message, queueMode: "followup", params: { request: steer } },
-              { followupUncapped: true },
-            )
-            .catch((err: unknown) => this.log(`[cluster] steer of ${run.runId} not queued: ${(err as Error).message}`));
-        }
+        if (!turn?.steer(steer)) requeue(steer); // past the point of taking input
       });
       const onAbort = (): void => void core.queues.abort(req.sessionKey, req.runId);
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener("abort", onAbort, { once: true });
       const outcome = await done;
+      // Steered in, but the loop ended before it took them: this node's queue has just queued them as its next
+      // turn (a single node runs them next); taken out there, they go to the cluster's queue instead.
+      for (const late of turn?.unreached ?? []) {
+        core.queues.abort(req.sessionKey, late.runId);
+        requeue(late);
+      }
       const usage = outcome.result.meta.agentMeta.usage;
       if (usage) {
         // The shared index counts what the run used, as the node's own store did.
