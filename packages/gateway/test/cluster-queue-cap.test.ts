@@ -126,10 +126,20 @@ describe.skipIf(PG_MISSING)("cluster: queue cap, drop policies and interrupt on 
       queueCap: 1,
       queueDrop: "summarize",
     });
-    const first = await busy(key, "cs-0");
+    const first = await busy(key, "cs-0", "busy [slow:100:50]");
     const two = await send(1, key, "cs-1", "cs two dropped");
     const three = await send(0, key, "cs-2", "cs three kept");
+    // Every node shows the cluster's queue: the run executing on one of them, and the two waiting behind it.
+    const described: any = await node(1).client.request("sessions.describe", { key });
+    const shown: any = await node(0).client.request(
+      "agent",
+      { message: "/status", idempotencyKey: "cs-status", sessionKey: key },
+      { expectFinal: true },
+    );
     expect(await status("cs-0")).toBe("running");
+    expect(described.session).toMatchObject({ activeRunId: "cs-0", queued: 2 });
+    expect(shown.result.payloads[0].text).toContain("· 2 waiting");
+    expect(shown.result.payloads[0].text).toContain("Run: active (cs-0)");
     const [, f1, f2] = await Promise.all([first.final, two.final, three.final]);
     expect(f2.status).toBe("ok");
     expect(f1.status).toBe("ok");

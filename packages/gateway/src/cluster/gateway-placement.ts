@@ -14,7 +14,7 @@ import { AUTH_PROFILES_FILE } from "../resilience/failover-extension.js";
 import type { WaitResult } from "../run/run-registry.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
-import type { RunPlacement, SharedSessionPatch } from "../server/run-placement.js";
+import type { RunPlacement, SessionQueueState, SharedSessionPatch } from "../server/run-placement.js";
 import type { SessionEntry, SessionStore } from "../store/session-store.js";
 import { BUS_STREAM, BusReplayer, encodeBusEvent, ForwardingBus } from "./bus-replication.js";
 import { ClusterAuthProfileStore } from "./cluster-auth-profiles.js";
@@ -220,6 +220,10 @@ export class ClusterPlacement implements RunPlacement {
     const ids: string[] = [];
     for (const id of chosen) if (await this.node.abort(id)) ids.push(id);
     return ids;
+  }
+
+  queueState(sessionKeys: string[]): Promise<Map<string, SessionQueueState>> {
+    return this.node.queue.queueStates(sessionKeys, this.theCore.config.messages.queue);
   }
 
   async listSessions(limit: number, offset: number): Promise<{ sessions: SessionEntry[]; count: number }> {

@@ -203,6 +203,32 @@ export async function activeRunId(
   return activeTurn(open, rows[0]?.queue_mode ?? defaults?.mode ?? "followup")?.run_id;
 }
 
+/** Each session's active turn and how many runs wait behind it (sessions without open runs are absent). */
+export async function queueStates(
+  db: Queryable,
+  sessionKeys: string[],
+  defaults?: ClusterQueueDefaults,
+): Promise<Map<string, { activeRunId?: string; queued: number }>> {
+  const states = new Map<string, { activeRunId?: string; queued: number }>();
+  if (sessionKeys.length === 0) return states;
+  const { rows } = await db.query<OpenRunDb & { session_key: string; session_mode: string | null }>(
+    `SELECT r.session_key, r.run_id, r.status, r.behind, r.summarized, r.abort_requested,
+       r.request->>'queueMode' AS queue_mode, s.queue_mode AS session_mode
+     FROM cluster_runs r LEFT JOIN cluster_sessions s ON s.key = r.session_key
+     WHERE r.session_key = ANY($1::text[]) AND r.status IN ('queued', 'running') AND r.merged_into IS NULL
+     ORDER BY r.session_key, r.session_pos`,
+    [sessionKeys],
+  );
+  const bySession = new Map<string, typeof rows>();
+  for (const r of rows) bySession.set(r.session_key, [...(bySession.get(r.session_key) ?? []), r]);
+  for (const [key, open] of bySession) {
+    const active = activeTurn(open, open[0]?.session_mode ?? defaults?.mode ?? "followup");
+    const queued = open.filter((r) => r.status === "queued" && r !== active).length;
+    states.set(key, { ...(active ? { activeRunId: active.run_id } : {}), queued });
+  }
+  return states;
+}
+
 /** Ends queued runs of the session without a turn; their waiters on every node are woken. */
 async function endQueued(db: Queryable, runIds: string[], status: string, why: string): Promise<void> {
   if (runIds.length === 0) return;

@@ -20,7 +20,7 @@ import { LOCK_CLAIM, LOCK_NAMESPACE } from "./advisory-locks.js";
 import { insertRunEvents, type PendingEvent } from "./event-log.js";
 import { CHANNEL_CONTROL, CHANNEL_ENDED, CHANNEL_EVENTS, CHANNEL_QUEUED } from "./listener.js";
 import type { ClusterPool, Queryable } from "./pool.js";
-import { activeRunId, admitRun, readRun } from "./queue-admission.js";
+import { activeRunId, admitRun, queueStates, readRun } from "./queue-admission.js";
 import { DB_NOW_MS, type RunRowDb, toRecord } from "./run-rows.js";
 import type {
   ClusterQueueDefaults,
@@ -94,6 +94,11 @@ export class RunQueue {
   /** The runId of the session's active turn: running, or accepted and waiting for a lane slot (queue-admission.ts). */
   activeRun(sessionKey: string, defaults?: ClusterQueueDefaults): Promise<string | undefined> {
     return activeRunId(this.pool, sessionKey, defaults);
+  }
+
+  /** Each session's active run and how many wait behind it (sessions.list, /status); idle sessions are absent. */
+  queueStates(sessionKeys: string[], defaults?: ClusterQueueDefaults) {
+    return queueStates(this.pool, sessionKeys, defaults);
   }
 
   /** Runs of a session still queued or running, in order (what an abort or a steer may target). */
