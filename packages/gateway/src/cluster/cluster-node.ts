@@ -31,6 +31,7 @@ import type {
   SubmitOptions,
   SubmitResult,
 } from "./types.js";
+import { WakeTimer } from "./wake-timer.js";
 
 export const DEFAULT_LANE_CAPS: Readonly<Record<string, number>> = { main: 4, subagent: 8, cron: 1 };
 
@@ -81,8 +82,8 @@ export class ClusterNode {
   /** The claim in flight: close waits for it, so runs it claims are executed, not stranded. */
   private pumpDone: Promise<void> = Promise.resolve();
   private pumpAgain = false;
-  /** Wakes the pump when the soonest collect quiet period the last claim saw is over. */
-  private quietTimer: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** Claims again when the soonest collect quiet period the last claim saw is over (every node with room does). */
+  private readonly quietTimer = new WakeTimer(() => this.schedulePump());
   private reaping = false;
   private checkingControl = false;
   private checkingWaiters = false;
@@ -270,11 +271,6 @@ export class ClusterNode {
     return this.queue.steer(runId, message, this.nodeId, requestId);
   }
 
-  /** The session's active turn (running, or waiting for a lane slot), by this node's queue defaults. */
-  activeRun(sessionKey: string): Promise<string | undefined> {
-    return this.queue.activeRun(sessionKey, this.options.queueDefaults);
-  }
-
   /** Aborts a run from any node (queued: ended at once; running: its node aborts it). */
   abort(runId: string): Promise<ClusterRunRecord | undefined> {
     return this.queue.requestAbort(runId);
@@ -316,29 +312,13 @@ export class ClusterNode {
         new Set(this.local.keys()),
       );
       claimed = result.runs;
-      if (result.nextQuietMs !== undefined) this.wakeIn(result.nextQuietMs);
+      if (result.nextQuietMs !== undefined) this.quietTimer.in(result.nextQuietMs);
     } catch (err) {
       this.log(`[cluster] claim failed: ${(err as Error).message}`);
       return;
     }
     for (const run of claimed) this.execute(run, run.nodeEpoch ?? epoch);
     if (claimed.length === room) this.pumpAgain = true; // there may be more
-  }
-
-  /**
-   * Claims again in `ms` (a duration the database reckoned, so this node's clock offset plays no part), unless a
-   * wake-up is due sooner; every node with room does so, and the first to claim takes the turn.
-   */
-  private wakeIn(ms: number): void {
-    const at = performance.now() + ms;
-    if (this.quietTimer && this.quietTimer.at <= at) return;
-    if (this.quietTimer) clearTimeout(this.quietTimer.timer);
-    const timer = setTimeout(() => {
-      this.quietTimer = undefined;
-      this.schedulePump();
-    }, ms + 1);
-    timer.unref();
-    this.quietTimer = { at, timer };
   }
 
   private execute(run: ClusterRunRecord, epoch: number): void {
@@ -496,7 +476,7 @@ export class ClusterNode {
   async close(opts: { abortRuns?: boolean } = {}): Promise<void> {
     this.closing = true;
     for (const t of this.timers) clearInterval(t);
-    if (this.quietTimer) clearTimeout(this.quietTimer.timer);
+    this.quietTimer.clear();
     await this.pumpDone;
     if (opts.abortRuns) for (const l of this.local.values()) l.controller.abort(new Error("gateway is shutting down"));
     await Promise.all([...this.local.values()].map((l) => l.done));

@@ -216,7 +216,9 @@ export class ClusterPlacement implements RunPlacement {
     // Without a runId: the session's active turn, running or still waiting for a lane slot (as a single node).
     const chosen = target
       ? (await this.node.queue.activeForSession(sessionKey)).filter((r) => r.runId === target).map((r) => r.runId)
-      : [await this.node.activeRun(sessionKey)].filter((id): id is string => id !== undefined);
+      : [await this.node.queue.activeRun(sessionKey, this.theCore.config.messages.queue)].filter(
+          (id): id is string => id !== undefined,
+        );
     const ids: string[] = [];
     for (const id of chosen) if (await this.node.abort(id)) ids.push(id);
     return ids;

@@ -11,6 +11,11 @@
  * - A session's runs keep their order through `session_pos` (taken from the session row, which serializes
  *   submits of one session), and a run is claimable only when it is its session's first queued run and the
  *   session has none running; the unique partial index on running runs makes an overlap impossible anyway.
+ * - What a message does to its session's queue (steer, interrupt, cap and drop) is decided at its accept, in the
+ *   same transaction (queue-admission.ts). Lock order, to keep accepts, claims and ends from waiting on each
+ *   other in a cycle: a session's row before its runs' rows (an accept and an end take it first; a claim locks a
+ *   head run with its session row, skipping sessions whose row is taken).
+ * - Every stamp (accepted, started, ended) and every time comparison is the database's clock (DB_NOW_MS).
  *
  * Session advisory locks were the alternative: they live as long as a connection, so a node would pin one
  * connection per running session, and a lock dies with its connection on a brief network cut while the node
