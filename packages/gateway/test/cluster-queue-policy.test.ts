@@ -2,7 +2,8 @@
  * The cluster's queue policy against a real PostgreSQL, at the queue itself (RunQueue: accept, claim, end), for
  * the cases the gateway tests do not reach: a cap lowered under waiting messages, a summarized message left
  * alone at the head of its session, interrupt while the active turn still waits for its lane, steering only
- * into a turn with nothing waiting, and a retried key of a dropped message. Each mirrors what a single node's
+ * into a turn with nothing waiting, a retried key of a dropped message, a message's own collect mode, and taking
+ * back a message merged into a turn. Each mirrors what a single node's
  * session queue does in the same case (src/queue/session-queue.ts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -153,5 +154,31 @@ describe.skipIf(PG_MISSING)("cluster queue policy at the queue", () => {
     const { rows } = await pool.query("SELECT run_id, request_id FROM cluster_run_inputs WHERE run_id = 'sq-0'");
     expect(rows).toEqual([{ run_id: "sq-0", request_id: "sq-1" }]);
     await end(running as ClusterRunRecord);
+  });
+
+  it("a message's own collect merges what waits behind it; aborting a merged message aborts its turn", async () => {
+    const key = "agent:main:owncollect";
+    const q: ClusterQueueDefaults = { mode: "followup", debounceMs: 300 };
+    await submit(key, "oc-0", q);
+    const [running] = await claim({ q });
+    await submit(key, "oc-1", q, "collect"); // its own mode: the session's is followup
+    await submit(key, "oc-2", q);
+    await end(running as ClusterRunRecord);
+    const early = await queue.claim({ ...worker, room: 4, laneCaps: { main: 4 }, queueDefaults: q }, new Set());
+    expect(early.runs).toEqual([]); // oc-1 heads the session and collects: its quiet period holds
+    expect(early.nextQuietMs).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, (early.nextQuietMs ?? 0) + 20));
+    let turn: ClusterRunRecord[] = [];
+    for (let i = 0; i < 50 && turn.length === 0; i++) {
+      turn = await claim({ q });
+      if (turn.length === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(turn.map((r) => [r.runId, (r.merged ?? []).map((m) => m.runId)])).toEqual([["oc-1", ["oc-2"]]]);
+    // oc-2 is in oc-1's turn: taking it back aborts that turn (a single node aborts the turn it is a member of).
+    const aborted = await queue.requestAbort("oc-2");
+    expect(aborted).toMatchObject({ runId: "oc-1", status: "running", abortRequested: true });
+    expect(await queue.abortsRequested(["oc-1"])).toEqual(["oc-1"]);
+    await queue.finish(turn[0] as ClusterRunRecord, worker, { status: "aborted", summary: "aborted" }, []);
+    expect((await ledger(key)).map((r) => r[1])).toEqual(["ok", "aborted", "aborted"]);
   });
 });
