@@ -9,6 +9,7 @@ import { pruneRunEvents } from "../src/cluster/event-log.js";
 import { migrate } from "../src/cluster/migrations.js";
 import { ClusterPool } from "../src/cluster/pool.js";
 import { type ClaimOptions, RunQueue } from "../src/cluster/run-queue.js";
+import { ClusterSessionIndex } from "../src/cluster/session-index.js";
 import type { ClusterQueueDefaults, ClusterRunRecord } from "../src/cluster/types.js";
 import { PG_MISSING, startPostgres, type TestPostgres } from "./helpers/postgres.js";
 
@@ -126,6 +127,12 @@ describe.skipIf(PG_MISSING)("cluster queue: the database's clock decides, not th
     const t0 = await dbNow();
     await collectAcross("skew-a", HOUR, -HOUR);
     await collectAcross("skew-b", -HOUR, HOUR);
+    // sessions.patch and usage from a node an hour ahead stamp the session index with the database's time too.
+    const index = new ClusterSessionIndex(pool);
+    skew(HOUR);
+    await index.patch("skew-a", { label: "patched ahead" });
+    await index.addUsage("skew-b", { input: 1, output: 1, total: 2, context: 2 });
+    vi.useRealTimers();
     const t1 = await dbNow();
     // Every stamp of the ledger lies in the database's own interval of this test: none is a node's.
     const { rows } = await pool.query<{ accepted_at: string; started_at: string | null; ended_at: string }>(
@@ -142,7 +149,11 @@ describe.skipIf(PG_MISSING)("cluster queue: the database's clock decides, not th
     const sessions = await pool.query<{ updated_at: string }>(
       "SELECT updated_at FROM cluster_sessions WHERE key IN ('skew-a', 'skew-b')",
     );
-    for (const s of sessions.rows) expect(Number(s.updated_at)).toBeLessThanOrEqual(t1);
+    expect(sessions.rows).toHaveLength(2);
+    for (const s of sessions.rows) {
+      expect(Number(s.updated_at)).toBeGreaterThanOrEqual(t0);
+      expect(Number(s.updated_at)).toBeLessThanOrEqual(t1);
+    }
   }, 120_000);
 
   it("steering inputs, aborts and event retention are stamped and judged by the database's clock", async () => {
