@@ -138,15 +138,24 @@ describe.skipIf(PG_MISSING)("cluster: collect queue mode on two nodes", () => {
     await until("the first run running", async () => ((await status("ck-0")) === "running" ? true : undefined));
     // Queued while busy (the first run takes 2 s, and the quiet period 1 s more, so both are taken together even
     // on a loaded machine): the merged turn is slow too, so it is still running when its node dies.
-    const late = [1, 2].map((i) =>
-      (
-        node(0).client.request(
-          "agent",
-          { message: `stuck ${i} [slow:200:50]`, idempotencyKey: `ck-${i}`, sessionKey: key },
-          { expectFinal: true },
-        ) as Promise<any>
-      ).catch((err: unknown) => ({ status: "lost", err })),
-    );
+    // Each accepted before the next is sent, so ck-1 is the session's first waiting run.
+    const late: Promise<any>[] = [];
+    for (const i of [1, 2]) {
+      let accepted!: () => void;
+      const ack = new Promise<void>((r) => {
+        accepted = r;
+      });
+      late.push(
+        (
+          node(0).client.request(
+            "agent",
+            { message: `stuck ${i} [slow:200:50]`, idempotencyKey: `ck-${i}`, sessionKey: key },
+            { expectFinal: true, onAccepted: () => accepted() },
+          ) as Promise<any>
+        ).catch((err: unknown) => ({ status: "lost", err })),
+      );
+      await ack;
+    }
     await until("both late messages accepted", async () =>
       (await status("ck-1")) && (await status("ck-2")) ? true : undefined,
     );

@@ -28,8 +28,10 @@ import type {
   ClusterRunRecord,
   ClusterRunRequest,
   LeaseTiming,
+  SubmitOptions,
   SubmitResult,
 } from "./types.js";
+import { WakeTimer } from "./wake-timer.js";
 
 export const DEFAULT_LANE_CAPS: Readonly<Record<string, number>> = { main: 4, subagent: 8, cron: 1 };
 
@@ -81,6 +83,8 @@ export class ClusterNode {
   /** The claim in flight: close waits for it, so runs it claims are executed, not stranded. */
   private pumpDone: Promise<void> = Promise.resolve();
   private pumpAgain = false;
+  /** Claims again when the soonest collect quiet period the last claim saw is over (every node with room does). */
+  private readonly quietTimer = new WakeTimer(() => this.schedulePump());
   private reaping = false;
   private checkingControl = false;
   private checkingWaiters = false;
@@ -164,7 +168,7 @@ export class ClusterNode {
     this.every(this.timing.reapIntervalMs, () => void this.reap());
     const keepMs = this.options.eventRetention?.keepMs ?? 3_600_000;
     this.every(this.options.eventRetention?.everyMs ?? 60_000, () => {
-      pruneRunEvents(this.pool, Date.now() - keepMs).catch(() => {}); // the next round tries again
+      pruneRunEvents(this.pool, keepMs).catch(() => {}); // the next round tries again
     });
     this.schedulePump();
   }
@@ -185,9 +189,12 @@ export class ClusterNode {
     return [...this.local.keys()];
   }
 
-  /** Accepts a run (committed before this resolves); a known runId returns the existing run. */
-  submit(request: ClusterRunRequest): Promise<SubmitResult> {
-    return this.queue.submit(request, this.nodeId);
+  /**
+   * Accepts a run (committed before this resolves) under its session's queue policy, this node's queue defaults
+   * applying where the session has none; a known runId returns the existing run.
+   */
+  submit(request: ClusterRunRequest, opts: Omit<SubmitOptions, "defaults"> = {}): Promise<SubmitResult> {
+    return this.queue.submit(request, this.nodeId, { ...opts, defaults: this.options.queueDefaults });
   }
 
   get(runId: string): Promise<ClusterRunRecord | undefined> {
@@ -301,10 +308,12 @@ export class ClusterNode {
     if (epoch === undefined || room <= 0 || this.closing) return;
     let claimed: ClusterRunRecord[];
     try {
-      claimed = await this.queue.claim(
+      const result = await this.queue.claim(
         { nodeId: this.nodeId, epoch, room, laneCaps: this.laneCaps, queueDefaults: this.options.queueDefaults },
         new Set(this.local.keys()),
       );
+      claimed = result.runs;
+      if (result.nextQuietMs !== undefined) this.quietTimer.in(result.nextQuietMs);
     } catch (err) {
       this.log(`[cluster] claim failed: ${(err as Error).message}`);
       return;
@@ -334,6 +343,8 @@ export class ClusterNode {
       for (const m of l.pendingSteers.splice(0)) listener(m);
     };
     this.local.set(run.runId, l);
+    // Steered before it was claimed (a message joined it while it waited for its lanes): read them now.
+    if (run.steered) void this.checkControl();
     const emit = (stream: string, data: unknown): void => {
       l.buffer.push({ runId: run.runId, sessionKey: run.sessionKey, seq: ++l.seq, stream, ts: Date.now(), data });
       l.flushTimer ??= setTimeout(() => {
@@ -466,6 +477,7 @@ export class ClusterNode {
   async close(opts: { abortRuns?: boolean } = {}): Promise<void> {
     this.closing = true;
     for (const t of this.timers) clearInterval(t);
+    this.quietTimer.clear();
     await this.pumpDone;
     if (opts.abortRuns) for (const l of this.local.values()) l.controller.abort(new Error("gateway is shutting down"));
     await Promise.all([...this.local.values()].map((l) => l.done));

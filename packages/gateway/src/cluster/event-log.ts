@@ -6,6 +6,7 @@
  */
 import { CHANNEL_EVENTS } from "./listener.js";
 import type { Queryable } from "./pool.js";
+import { DB_NOW_MS } from "./run-rows.js";
 import type { ClusterRunEvent } from "./types.js";
 
 export interface PendingEvent {
@@ -103,13 +104,16 @@ export async function lastEventId(db: Queryable, sessionKey: string): Promise<nu
   return Number(rows[0]?.id ?? 0);
 }
 
-/** Deletes the events of runs that ended before `endedBefore` (epoch ms), at most `batch` rows. Returns how many. */
-export async function pruneRunEvents(db: Queryable, endedBefore: number, batch = 10_000): Promise<number> {
+/**
+ * Deletes the events of runs that ended more than `keepMs` ago by the database's clock (which stamped the ends),
+ * at most `batch` rows. Returns how many.
+ */
+export async function pruneRunEvents(db: Queryable, keepMs: number, batch = 10_000): Promise<number> {
   const { rowCount } = await db.query(
     `DELETE FROM cluster_run_events WHERE id IN (
        SELECT e.id FROM cluster_run_events e JOIN cluster_runs r ON r.run_id = e.run_id
-       WHERE r.status NOT IN ('queued', 'running') AND r.ended_at < $1 LIMIT $2)`,
-    [endedBefore, batch],
+       WHERE r.status NOT IN ('queued', 'running') AND r.ended_at < ${DB_NOW_MS} - $1 LIMIT $2)`,
+    [keepMs, batch],
   );
   return rowCount ?? 0;
 }

@@ -9,12 +9,12 @@
  */
 import { join } from "node:path";
 import type { TillerConfig } from "../config/config-types.js";
-import { mergePrompt } from "../queue/session-queue.js";
+import { turnPrompt } from "../queue/session-queue.js";
 import { AUTH_PROFILES_FILE } from "../resilience/failover-extension.js";
 import type { WaitResult } from "../run/run-registry.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
-import type { RunPlacement, SharedSessionPatch } from "../server/run-placement.js";
+import type { RunPlacement, SessionQueueState, SharedSessionPatch } from "../server/run-placement.js";
 import type { SessionEntry, SessionStore } from "../store/session-store.js";
 import { BUS_STREAM, BusReplayer, encodeBusEvent, ForwardingBus } from "./bus-replication.js";
 import { ClusterApprovals } from "./cluster-approvals.js";
@@ -23,7 +23,7 @@ import { ClusterNode } from "./cluster-node.js";
 import { TERMINAL } from "./run-queue.js";
 import { TranscriptSync } from "./transcript-sync.js";
 import { sleep } from "./transient-errors.js";
-import type { ClusterRunContext, ClusterRunOutcome, ClusterRunRecord } from "./types.js";
+import type { ClusterRunContext, ClusterRunOutcome, ClusterRunRecord, SubmitResult } from "./types.js";
 
 export interface ClusterPlacementOptions {
   url: string;
@@ -131,44 +131,22 @@ export class ClusterPlacement implements RunPlacement {
     // The shared row decides (sessions.patch on any node), the node's own copy follows it.
     const shared = await this.node.sessions.get(req.sessionKey);
     if (shared) mirrorSession(core.store, shared);
-    const mode = core.queueSettings(req.sessionKey).mode;
-    if (mode === "steer") {
-      // A retry of a request steered earlier (on any node) is answered with the run it joined, never re-sent.
-      const joined = await this.node.queue.steeredInto(req.runId);
-      if (joined) {
-        ack?.();
-        this.steeredInto.set(req.runId, joined);
-        this.mirror(req, joined);
-        return false;
-      }
-    }
-    if (mode === "steer" || mode === "interrupt") {
-      const running = (await this.node.queue.activeForSession(req.sessionKey)).find((r) => r.status === "running");
-      if (running && mode === "steer" && (await this.node.steer(running.runId, req.message, req.runId))) {
-        // Committed as an input of the running run: it is answered with that run's end.
-        ack?.();
-        this.steeredInto.set(req.runId, running.runId);
-        this.mirror(req, running.runId);
-        return true;
-      }
-      if (running && mode === "interrupt") await this.node.abort(running.runId);
-    }
     // The tail starts before the commit, so a client of this node misses no event of the run.
     this.watch(req.sessionKey);
     const sub = this.watches.get(req.sessionKey)?.sub;
     await sub;
-    let created: boolean;
+    // The queue policy (mode, this message's own mode, cap, drop) is applied in the accept's transaction.
+    let accepted: SubmitResult;
     try {
-      created = (
-        await this.node.submit({
-          runId: req.runId,
-          sessionKey: req.sessionKey,
-          agentId: req.agentId,
-          message: req.message,
-          ...(req.lane ? { lane: req.lane } : {}),
-          params: { request: req },
-        })
-      ).created;
+      accepted = await this.node.submit({
+        runId: req.runId,
+        sessionKey: req.sessionKey,
+        agentId: req.agentId,
+        message: req.message,
+        ...(req.lane ? { lane: req.lane } : {}),
+        ...(req.queueMode ? { queueMode: req.queueMode } : {}),
+        params: { request: req },
+      });
     } catch (err) {
       this.unwatch(req.sessionKey);
       throw err;
@@ -178,8 +156,11 @@ export class ClusterPlacement implements RunPlacement {
       const fresh = await this.node.sessions.get(req.sessionKey).catch(() => undefined);
       if (fresh) mirrorSession(core.store, fresh);
     }
-    this.mirror(req, req.runId, () => this.unwatch(req.sessionKey));
-    return created;
+    // Steered: a steering input of the session's active run, answered with that run's end.
+    const answeredBy = accepted.disposition === "steered" ? accepted.run.runId : req.runId;
+    if (answeredBy !== req.runId) this.steeredInto.set(req.runId, answeredBy);
+    this.mirror(req, answeredBy, () => this.unwatch(req.sessionKey));
+    return accepted.created;
   }
 
   /** Registers `req` here and finishes it with the end of cluster run `runId`, wherever that executes. */
@@ -239,11 +220,19 @@ export class ClusterPlacement implements RunPlacement {
 
   async abort(sessionKey: string, runId?: string): Promise<string[]> {
     const target = runId ? (this.steeredInto.get(runId) ?? runId) : undefined;
-    const active = await this.node.queue.activeForSession(sessionKey);
-    const chosen = target ? active.filter((r) => r.runId === target) : active.filter((r) => r.status === "running");
+    // Without a runId: the session's active turn, running or still waiting for a lane slot (as a single node).
+    const chosen = target
+      ? (await this.node.queue.activeForSession(sessionKey)).filter((r) => r.runId === target).map((r) => r.runId)
+      : [await this.node.queue.activeRun(sessionKey, this.theCore.config.messages.queue)].filter(
+          (id): id is string => id !== undefined,
+        );
     const ids: string[] = [];
-    for (const r of chosen) if (await this.node.abort(r.runId)) ids.push(r.runId);
+    for (const id of chosen) if (await this.node.abort(id)) ids.push(id);
     return ids;
+  }
+
+  queueState(sessionKeys: string[]): Promise<Map<string, SessionQueueState>> {
+    return this.node.queue.queueStates(sessionKeys, this.theCore.config.messages.queue);
   }
 
   async listSessions(limit: number, offset: number): Promise<{ sessions: SessionEntry[]; count: number }> {
@@ -292,11 +281,20 @@ export class ClusterPlacement implements RunPlacement {
     const core = await this.attached;
     const sync = this.sync as TranscriptSync;
     const first = requestOf(run);
-    // collect: the queued runs claimed with this one are one turn, their messages merged as on a single node;
-    // they end with this run's end (RunQueue.finish), which answers their waiters on every node.
-    const req: RunRequest = run.merged?.length
-      ? { ...first, message: mergePrompt([first, ...run.merged.map(requestOf)]) }
-      : first;
+    // collect and summarize: the queued runs claimed with this one are one turn, its prompt built as on a single
+    // node (summaries of the dropped, then the merged messages); they end with this run's end (RunQueue.finish),
+    // which answers their waiters on every node.
+    const all = [run, ...(run.merged ?? [])];
+    const req: RunRequest =
+      all.length > 1 || run.summarized
+        ? {
+            ...first,
+            message: turnPrompt(
+              all.filter((r) => !r.summarized).map(requestOf),
+              all.filter((r) => r.summarized).map(requestOf),
+            ),
+          }
+        : first;
     const session = await this.node.sessions.ensure(req.sessionKey, req.agentId);
     await sync.hydrate(req.sessionKey, req.agentId, session.sessionId);
     mirrorSession(core.store, session); // the session's model, thinking, verbose overrides apply to this run
@@ -308,19 +306,36 @@ export class ClusterPlacement implements RunPlacement {
       core.queues.submit(req);
       const turn = core.queues.active(req.sessionKey);
       let steers = 0;
+      // A steer the run cannot take becomes the session's next run in the cluster's queue (never lost, and never
+      // a run of this node's own queue, which would run outside the cluster's order and locks).
+      const requeue = (steer: RunRequest): void => {
+        this.node
+          .submit(
+            {
+              ...run.request,
+              runId: steer.runId,
+              message: steer.message,
+              queueMode: "followup",
+              params: { request: steer },
+            },
+            { followupUncapped: true },
+          )
+          .catch((err: unknown) => this.log(`[cluster] steer of ${run.runId} not queued: ${(err as Error).message}`));
+      };
       ctx.onSteer((message) => {
         const steer: RunRequest = { ...req, runId: `${req.runId}:steer:${++steers}`, message, acceptedAt: Date.now() };
-        // Past the point of taking input: the message becomes the session's next run (never lost).
-        if (!turn?.steer(steer)) {
-          this.node
-            .submit({ ...run.request, runId: steer.runId, message, params: { request: steer } })
-            .catch((err: unknown) => this.log(`[cluster] steer of ${run.runId} not queued: ${(err as Error).message}`));
-        }
+        if (!turn?.steer(steer)) requeue(steer); // past the point of taking input
       });
       const onAbort = (): void => void core.queues.abort(req.sessionKey, req.runId);
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener("abort", onAbort, { once: true });
       const outcome = await done;
+      // Steered in, but the loop ended before it took them: this node's queue has just queued them as its next
+      // turn (a single node runs them next); taken out there, they go to the cluster's queue instead.
+      for (const late of turn?.unreached ?? []) {
+        core.queues.abort(req.sessionKey, late.runId);
+        requeue(late);
+      }
       const usage = outcome.result.meta.agentMeta.usage;
       if (usage) {
         // The shared index counts what the run used, as the node's own store did.

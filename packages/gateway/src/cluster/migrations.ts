@@ -193,6 +193,18 @@ CREATE TABLE cluster_approvers (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 `,
+    },
+    {
+    version: 7,
+    name: "queue policy: busy at accept, summarized over the cap",
+    sql: `
+-- Whether the session had a run queued or running when this one was accepted (decided under the session row
+-- lock): collect waits only for such runs, and no node's clock is compared with another's to find out.
+ALTER TABLE cluster_runs ADD COLUMN behind boolean NOT NULL DEFAULT false;
+-- Dropped over the session's cap under drop:summarize: still queued, carried as a one-line summary into the
+-- session's next turn, and ended with that turn.
+ALTER TABLE cluster_runs ADD COLUMN summarized boolean NOT NULL DEFAULT false;
+`,
   },
 ];
 

@@ -2,12 +2,14 @@
  * The session index in PostgreSQL: the same rows the single-node SQLite index holds (key → session id,
  * transcript, model, overrides, token counters, last run), readable and writable from every node. Counters are
  * added in SQL (`x = x + $n`), so usage reported by several nodes at once all counts. The cluster's `queued`
- * run state reads as the single-node word `accepted`.
+ * run state reads as the single-node word `accepted`. Created / updated stamps are the database's clock, so
+ * `sessions.list`'s newest-first order does not depend on which node touched a session last.
  */
 import { randomUUID } from "node:crypto";
 import type { QueueDropPolicy, QueueMode } from "../config/config-types.js";
 import type { RunStatus, SessionEntry, SessionPatch } from "../store/session-store.js";
 import type { ClusterPool } from "./pool.js";
+import { DB_NOW_MS } from "./run-rows.js";
 
 const PATCHABLE: Record<keyof SessionPatch, string> = {
   label: "label",
@@ -81,11 +83,11 @@ export class ClusterSessionIndex {
   }
 
   /** The entry for `key`, created (new session id) when absent; two nodes creating it at once get one row. */
-  async ensure(key: string, agentId: string, now = Date.now()): Promise<SessionEntry> {
+  async ensure(key: string, agentId: string): Promise<SessionEntry> {
     await this.pool.query(
-      `INSERT INTO cluster_sessions (key, agent_id, session_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
-       ON CONFLICT (key) DO NOTHING`,
-      [key, agentId, randomUUID(), now],
+      `INSERT INTO cluster_sessions (key, agent_id, session_id, created_at, updated_at)
+       VALUES ($1, $2, $3, ${DB_NOW_MS}, ${DB_NOW_MS}) ON CONFLICT (key) DO NOTHING`,
+      [key, agentId, randomUUID()],
     );
     return (await this.get(key)) as SessionEntry;
   }
@@ -109,7 +111,7 @@ export class ClusterSessionIndex {
     patch: { [K in keyof SessionPatch]?: SessionPatch[K] | null },
   ): Promise<SessionEntry | undefined> {
     const sets: string[] = [];
-    const values: unknown[] = [key, Date.now()];
+    const values: unknown[] = [key];
     for (const [k, v] of Object.entries(patch)) {
       const col = PATCHABLE[k as keyof SessionPatch];
       if (!col || v === undefined) continue;
@@ -118,7 +120,7 @@ export class ClusterSessionIndex {
     }
     if (sets.length === 0) return this.get(key);
     const { rows } = await this.pool.query<SessionRowDb>(
-      `UPDATE cluster_sessions SET ${sets.join(", ")}, updated_at = $2 WHERE key = $1 RETURNING *`,
+      `UPDATE cluster_sessions SET ${sets.join(", ")}, updated_at = ${DB_NOW_MS} WHERE key = $1 RETURNING *`,
       values,
     );
     return rows[0] ? toEntry(rows[0]) : undefined;
@@ -131,8 +133,8 @@ export class ClusterSessionIndex {
   async addUsage(key: string, u: { input: number; output: number; total: number; context: number }): Promise<void> {
     await this.pool.query(
       `UPDATE cluster_sessions SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3,
-         total_tokens = total_tokens + $4, context_tokens = $5, updated_at = $6 WHERE key = $1`,
-      [key, u.input, u.output, u.total, u.context, Date.now()],
+         total_tokens = total_tokens + $4, context_tokens = $5, updated_at = ${DB_NOW_MS} WHERE key = $1`,
+      [key, u.input, u.output, u.total, u.context],
     );
   }
 
@@ -140,8 +142,8 @@ export class ClusterSessionIndex {
   async reset(key: string, sessionId: string = randomUUID()): Promise<SessionEntry | undefined> {
     const { rows } = await this.pool.query<SessionRowDb>(
       `UPDATE cluster_sessions SET session_id = $2, session_file = '', input_tokens = 0, output_tokens = 0,
-         total_tokens = 0, context_tokens = 0, compaction_count = 0, updated_at = $3 WHERE key = $1 RETURNING *`,
-      [key, sessionId, Date.now()],
+         total_tokens = 0, context_tokens = 0, compaction_count = 0, updated_at = ${DB_NOW_MS} WHERE key = $1 RETURNING *`,
+      [key, sessionId],
     );
     return rows[0] ? toEntry(rows[0]) : undefined;
   }

@@ -19,6 +19,8 @@ export interface ClusterRunRequest {
   message: string;
   /** Global lane: `main` (default), `subagent` or `cron`, each with its own cluster-wide cap. */
   lane?: string;
+  /** This message's own queue mode (steer, followup, collect, interrupt); absent: the session's, else the default. */
+  queueMode?: string;
   /** Anything else the run pipeline needs (model, thinking, timeout, …), passed through as JSON. */
   params?: Record<string, unknown>;
 }
@@ -50,6 +52,13 @@ export interface ClusterRunRecord {
    * commit; the executing node runs one turn with all their messages. Absent or empty: a run of its own.
    */
   merged?: ClusterRunRecord[];
+  /**
+   * Dropped over its session's cap under drop:summarize: it runs as a one-line summary in front of the prompt of
+   * the turn it is merged into, and ends with that turn.
+   */
+  summarized: boolean;
+  /** Steering messages were committed for it before it was claimed: its node reads them as soon as it starts. */
+  steered?: boolean;
 }
 
 /**
@@ -59,12 +68,39 @@ export interface ClusterRunRecord {
 export interface ClusterQueueDefaults {
   mode: string;
   debounceMs: number;
+  /** Most requests waiting per session (absent: no cap). */
+  cap?: number;
+  /** Over the cap: old, new or summarize (default summarize). */
+  drop?: string;
 }
 
-/** submit's answer: the run, and whether this call created it (false: the key was known). */
+/**
+ * What the accept did with a request, decided in its transaction under the session row lock, as a single node's
+ * session queue decides: `started` (the session was idle), `queued` (behind the session's runs), `steered` (a
+ * steering input of the session's active run, no run of its own), `dropped` (refused over the cap, drop:new: it
+ * is recorded as ended `error`), `known` (the key was known: nothing was created).
+ */
+export type SubmitDisposition = "started" | "queued" | "steered" | "dropped" | "known";
+
+/**
+ * submit's answer: the run, and whether this call created it (false: the key was known). For `steered`, `run`
+ * is the active run the message joined (its end answers the request).
+ */
 export interface SubmitResult {
   run: ClusterRunRecord;
   created: boolean;
+  disposition: SubmitDisposition;
+}
+
+/** How a request is accepted. */
+export interface SubmitOptions {
+  /** The accepting node's queue settings, for sessions without their own (absent: followup, no cap). */
+  defaults?: ClusterQueueDefaults;
+  /**
+   * Queued after the session's runs as a follow-up, outside the cap: a steering message that came too late for
+   * its run (it was accepted once already and must not be dropped now).
+   */
+  followupUncapped?: boolean;
 }
 
 /** What an executor returns; the node records it in the same transaction as the run's last events. */

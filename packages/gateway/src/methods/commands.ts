@@ -9,6 +9,7 @@ import { approveCommand } from "../approvals/approve-command.js";
 import { DROP_POLICIES, QUEUE_MODES, type QueueDropPolicy, type QueueMode } from "../config/config-types.js";
 import type { RunOutcome } from "../run/run-types.js";
 import type { GatewayCore } from "../server/gateway-core.js";
+import type { SessionQueueState } from "../server/run-placement.js";
 
 function reply(text: string, status: RunOutcome["status"] = "ok"): RunOutcome {
   const now = Date.now();
@@ -60,8 +61,11 @@ export async function handleSlashCommand(
       const extra = (await core.shaping?.runCommandHooks(cmd.slice(1).toLowerCase(), sessionKey, previous)) ?? [];
       return reply([`New session started (${entry?.sessionId ?? "?"}).`, ...extra].join("\n\n"));
     }
-    case "/status":
-      return reply(statusText(core, sessionKey, agentId));
+    case "/status": {
+      const states = await core.placement.queueState?.([sessionKey]);
+      const placed = states ? (states.get(sessionKey) ?? { queued: 0 }) : undefined;
+      return reply(statusText(core, sessionKey, agentId, placed));
+    }
     case "/approve": {
       const r = await approveCommand(core.approvals, args, scopes);
       return reply(r.text, r.ok ? "ok" : "error");
@@ -74,7 +78,10 @@ export async function handleSlashCommand(
         return reply(`Queue: ${s.mode} (debounce ${s.debounceMs}ms, cap ${s.cap}, drop ${s.drop}).`);
       }
       if (first === "default" || first === "reset") {
-        core.store.patch(sessionKey, { queueMode: null, queueDebounceMs: null, queueCap: null, queueDrop: null });
+        const cleared = { queueMode: null, queueDebounceMs: null, queueCap: null, queueDrop: null };
+        core.store.patch(sessionKey, cleared);
+        // A cluster keeps the queue settings in its shared session index: every node's accept reads them there.
+        await core.placement.sessionPatched?.(sessionKey, agentId, cleared);
         return reply(`Queue reset to the default (${core.config.messages.queue.mode}).`);
       }
       const patch: { queueMode?: QueueMode; queueDebounceMs?: number; queueCap?: number; queueDrop?: QueueDropPolicy } =
@@ -95,6 +102,7 @@ export async function handleSlashCommand(
         }
       }
       core.store.patch(sessionKey, patch);
+      await core.placement.sessionPatched?.(sessionKey, agentId, patch);
       const s = core.queueSettings(sessionKey);
       return reply(`Queue set: ${s.mode} (debounce ${s.debounceMs}ms, cap ${s.cap}, drop ${s.drop}).`);
     }
@@ -108,19 +116,27 @@ function compactNumber(n: number): string {
 }
 
 /** `/status`: the session's model, token counters, queue and run state, as one reply. */
-function statusText(core: GatewayCore, sessionKey: string, agentId: string): string {
+function statusText(
+  core: GatewayCore,
+  sessionKey: string,
+  agentId: string,
+  /** The queue state a placement keeps outside this process (a cluster's); absent: this process's queue. */
+  placed?: SessionQueueState,
+): string {
   const entry = core.store.get(sessionKey);
   const agent = core.config.agents.list.find((a) => a.id === agentId);
   const resolved = core.models.resolve(entry?.model ?? agent?.model) ?? core.models.resolve(undefined);
   const thinking = entry?.thinking ?? core.config.agents.defaults.thinking;
   const q = core.queueSettings(sessionKey);
-  const active = core.queues.active(sessionKey);
+  const local = core.queues.active(sessionKey);
+  const activeRunId = placed ? placed.activeRunId : local && !local.finished ? local.runId : undefined;
+  const waiting = placed ? placed.queued : core.queues.pendingCount(sessionKey);
   const window = resolved?.model.contextWindow;
   return [
     `Session: ${sessionKey}${entry ? ` (${entry.sessionId})` : ""}`,
     `Model: ${resolved?.ref ?? core.models.defaultRef} · thinking ${thinking}`,
     `Tokens: ${compactNumber(entry?.inputTokens ?? 0)} in / ${compactNumber(entry?.outputTokens ?? 0)} out · context ${compactNumber(entry?.contextTokens ?? 0)}${window ? `/${compactNumber(window)}` : ""}`,
-    `Queue: ${q.mode} (debounce ${q.debounceMs}ms, cap ${q.cap}, drop ${q.drop}) · ${core.queues.pendingCount(sessionKey)} waiting`,
-    `Run: ${active && !active.finished ? `active (${active.runId})` : "idle"} · compactions ${entry?.compactionCount ?? 0}`,
+    `Queue: ${q.mode} (debounce ${q.debounceMs}ms, cap ${q.cap}, drop ${q.drop}) · ${waiting} waiting`,
+    `Run: ${activeRunId ? `active (${activeRunId})` : "idle"} · compactions ${entry?.compactionCount ?? 0}`,
   ].join("\n");
 }

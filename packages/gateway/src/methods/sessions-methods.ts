@@ -6,9 +6,17 @@ import { existsSync, renameSync } from "node:fs";
 import { GatewayError } from "../protocol/frames.js";
 import type { SessionKeyParams, SessionRow } from "../protocol/schema/sessions.js";
 import type { GatewayCore } from "../server/gateway-core.js";
+import type { SessionQueueState } from "../server/run-placement.js";
 import type { SessionEntry } from "../store/session-store.js";
 import { resolveSessionKey } from "./agent-methods.js";
 import { defineMethod, type MethodDef } from "./method-types.js";
+
+/** A row with the queue state a placement keeps outside this process (a cluster's), when it keeps one. */
+function withQueueState(row: SessionRow, states: Map<string, SessionQueueState> | undefined): SessionRow {
+  if (!states) return row;
+  const q = states.get(row.key);
+  return { ...row, activeRunId: q?.activeRunId, queued: q?.queued ?? 0 };
+}
 
 /** The model a session runs on: its override, else its agent's model, else the default. */
 function sessionModel(core: GatewayCore, s: Pick<SessionEntry, "model" | "agentId">) {
@@ -83,6 +91,7 @@ const list = defineMethod("sessions.list", async (ctx) => {
   const search = p.search;
   if (search) rows = rows.filter((r) => r.key.includes(search) || r.label?.includes(search));
   const def = core.models.resolve(undefined)?.model;
+  const states = await core.placement.queueState?.(rows.map((r) => r.key));
   return {
     ts: Date.now(),
     path: core.store.dir,
@@ -92,14 +101,15 @@ const list = defineMethod("sessions.list", async (ctx) => {
       model: def?.id ?? "",
       ...(def ? { contextTokens: def.contextWindow } : {}),
     },
-    sessions: rows.map((r) => sessionView(core, r)),
+    sessions: rows.map((r) => withQueueState(sessionView(core, r), states)),
   };
 });
 
-const describe = defineMethod("sessions.describe", (ctx) => {
+const describe = defineMethod("sessions.describe", async (ctx) => {
   const { key } = keyOf(ctx.core, "sessions.describe", ctx.params);
   const entry = ctx.core.store.get(key);
-  return { session: entry ? sessionView(ctx.core, entry) : null };
+  const states = entry ? await ctx.core.placement.queueState?.([key]) : undefined;
+  return { session: entry ? withQueueState(sessionView(ctx.core, entry), states) : null };
 });
 
 const reset = defineMethod("sessions.reset", async (ctx) => {

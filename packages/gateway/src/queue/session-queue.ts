@@ -16,6 +16,7 @@ import type { QueueSettings } from "../config/config-types.js";
 import { type CommandLanes, globalLane, sessionLane } from "../lanes/command-lanes.js";
 import type { RunOutcome, RunRequest } from "../run/run-types.js";
 import { type AbortReason, Turn } from "../run/turn.js";
+import { DROP_REASONS } from "./drop-reasons.js";
 
 export interface SessionQueueDeps {
   lanes: CommandLanes;
@@ -63,8 +64,8 @@ export class SessionQueues {
     switch (req.queueMode ?? settings.mode) {
       case "interrupt": {
         state.active?.abort("aborted");
-        for (const p of state.pending.splice(0)) this.drop(p, "superseded by a newer message (interrupt)");
-        for (const p of state.summarized.splice(0)) this.drop(p, "superseded by a newer message (interrupt)");
+        for (const p of state.pending.splice(0)) this.drop(p, DROP_REASONS.interrupt);
+        for (const p of state.summarized.splice(0)) this.drop(p, DROP_REASONS.interrupt);
         this.enqueue(state, [req]);
         return "queued";
       }
@@ -190,11 +191,7 @@ export class SessionQueues {
     const settings = this.deps.settings(state.key);
     const taken = modeOf(state, settings) === "collect" ? state.pending.splice(0) : state.pending.splice(0, 1);
     const dropped = state.summarized.splice(0);
-    let prompt = mergePrompt(taken);
-    if (dropped.length > 0) {
-      const lines = dropped.map((d) => `- ${oneLine(d.message)}`);
-      prompt = `[${dropped.length} queued message(s) were dropped because the queue was full. Summary:]\n${lines.join("\n")}\n\n${prompt}`;
-    }
+    const prompt = turnPrompt(taken, dropped);
     const primary = taken[0] ?? (dropped[0] as RunRequest);
     const members = [...taken, ...dropped.filter((d) => d !== primary)];
     return new Turn(primary, members.includes(primary) ? members : [primary, ...members], prompt);
@@ -205,9 +202,9 @@ export class SessionQueues {
     while (state.pending.length > settings.cap) {
       if (settings.drop === "new") {
         droppedNew = state.pending.pop() as RunRequest;
-        this.drop(droppedNew, `queue full (cap ${settings.cap}): message dropped`);
+        this.drop(droppedNew, DROP_REASONS.new(settings.cap));
       } else if (settings.drop === "old") {
-        this.drop(state.pending.shift() as RunRequest, `queue full (cap ${settings.cap}): dropped for a newer message`);
+        this.drop(state.pending.shift() as RunRequest, DROP_REASONS.old(settings.cap));
       } else {
         state.summarized.push(state.pending.shift() as RunRequest);
       }
@@ -234,6 +231,17 @@ export class SessionQueues {
     if (state.active || state.pending.length > 0 || state.summarized.length > 0) return;
     if (this.sessions.get(state.key) === state) this.sessions.delete(state.key);
   }
+}
+
+/**
+ * The prompt of a turn taken from the queue: the messages taken (`mergePrompt`), after a one-line summary of
+ * each request dropped under drop:summarize (the cluster builds its turns with it too).
+ */
+export function turnPrompt(taken: RunRequest[], dropped: RunRequest[]): string {
+  const prompt = mergePrompt(taken);
+  if (dropped.length === 0) return prompt;
+  const lines = dropped.map((d) => `- ${oneLine(d.message)}`);
+  return `[${dropped.length} queued message(s) were dropped because the queue was full. Summary:]\n${lines.join("\n")}\n\n${prompt}`;
 }
 
 /** The prompt of a collect turn: the messages queued meanwhile, numbered (the cluster's collect uses it too). */

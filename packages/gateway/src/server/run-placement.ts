@@ -8,6 +8,13 @@ import type { WaitResult } from "../run/run-registry.js";
 import type { RunRequest } from "../run/run-types.js";
 import type { SessionEntry, SessionPatch } from "../store/session-store.js";
 
+/** Where a session's queue stands: its active run (running, or accepted and waiting for a lane slot), and the rest. */
+export interface SessionQueueState {
+  activeRunId?: string;
+  /** Requests waiting behind the active run (summarized ones included), as `SessionQueues.pendingCount`. */
+  queued: number;
+}
+
 /** A session patch as sessions.patch sends it: `null` clears an override. */
 export type SharedSessionPatch = { [K in keyof SessionPatch]?: SessionPatch[K] | null };
 
@@ -39,6 +46,12 @@ export interface RunPlacement {
   sessionPatched?(sessionKey: string, agentId: string, patch: SharedSessionPatch): Promise<void>;
   /** sessions.list from a shared index (every node's sessions), newest first; absent: this process's store. */
   listSessions?(limit: number, offset: number): Promise<{ sessions: SessionEntry[]; count: number }>;
+  /**
+   * The queue state of these sessions where a placement decides runs outside this process (a cluster: its
+   * PostgreSQL queue), for sessions.list / describe and /status; a key absent from the map is idle. Absent: this
+   * process's session queues are the truth.
+   */
+  queueState?(sessionKeys: string[]): Promise<Map<string, SessionQueueState>>;
   /** A session gained (true) or lost (false) its last subscribed connection on this process. */
   watchSession?(sessionKey: string, watching: boolean): void;
   /** Stops taking work; called by `GatewayCore.shutdown` after local runs were aborted. */
