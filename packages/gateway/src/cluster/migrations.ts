@@ -193,8 +193,8 @@ CREATE TABLE cluster_approvers (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 `,
-    },
-    {
+  },
+  {
     version: 7,
     name: "queue policy: busy at accept, summarized over the cap",
     sql: `
