@@ -35,6 +35,7 @@ const GATE_PLUGIN = `export default { id: "gate", register(api) {
     const path = String(e.params.path ?? "");
     if (e.toolName === "read" && path.includes("gated")) return { requireApproval: { title: "Read a gated file?", description: path, severity: "critical", allowedDecisions: ["allow-once", "deny"] } };
     if (e.toolName === "read" && path.includes("brief")) return { requireApproval: { title: "Quick read", timeoutMs: 300, timeoutBehavior: "allow" } };
+    if (e.toolName === "read" && path.includes("narrow")) return { requireApproval: { title: "Narrow read", timeoutMs: 300, timeoutBehavior: "allow", allowedDecisions: ["deny"] } };
     if (e.toolName === "read" && path.includes("edge")) return { requireApproval: { title: "Read at the edge", timeoutMs: 4000, timeoutBehavior: "allow" } };
     return undefined;
   });
@@ -294,6 +295,19 @@ describe.skipIf(PG_MISSING)("cluster: approvals shared by the gateways", () => {
         `plugin.approval.resolved (timeout) on ${n.name}`,
       );
     }
+    // A timeout deciding what people are not offered (allow, where only deny is) still ends the wait.
+    const narrowId = randomUUID();
+    const narrow: any = await b().client.request(
+      "agent",
+      { message: "[tool:read:narrow-notes.txt]", idempotencyKey: narrowId, sessionKey: "ca-plugin-narrow" },
+      { expectFinal: true },
+    );
+    expect(replyText(narrow)).not.toContain("Denied");
+    const { rows: narrowRows } = await db.query(
+      "SELECT status, decision, cause, approval->'request'->'decisions' AS offered FROM cluster_approvals WHERE run_id = $1",
+      [narrowId],
+    );
+    expect(narrowRows).toEqual([{ status: "resolved", decision: "allow-once", cause: "timeout", offered: ["deny"] }]);
   }, 120_000);
 
   it("decision vs timeout race: a decision committed as the node's timeout fires wins in the run, the record and the events", async () => {

@@ -5,8 +5,10 @@
  * request, the run's approval rules move its timeout into `meta` (the agent then waits without a timer), and the
  * hub puts it back on the stored approval and commits the timeout itself through the same first-wins
  * conditional UPDATE as a decision (cluster/cluster-approvals.ts `expire`); the run takes whichever committed.
+ * A committed timeout reaches the agent as a decision by `timeout` (its reason: no decision within N ms), so the
+ * model reads a denial with that reason; the record, the events and the run's `approval` stream say `timeout`.
  */
-import type { AgentTool, ApprovalRequest, PendingApproval, RequiresApproval } from "@tiller/agent";
+import type { AgentTool, ApprovalDecision, ApprovalRequest, PendingApproval, RequiresApproval } from "@tiller/agent";
 import type { ApprovalEnd, SharedApprovals, StoredApproval } from "./types.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas and details.
@@ -18,21 +20,38 @@ const KEY = "sharedTimeout";
 interface MovedTimeout {
   ms: number;
   behavior?: "allow" | "deny";
+  /** The decisions offered, when the agent's list had to gain the timeout's decision. */
+  decisions?: ApprovalDecision[];
+}
+
+/** What a timeout decides. */
+export function timeoutDecision(r: ApprovalRequest): ApprovalDecision {
+  return r.timeoutBehavior === "allow" ? "allow-once" : "deny";
 }
 
 function isRequest(v: unknown): v is ApprovalRequest {
   return typeof v === "object" && v !== null && (v as { block?: unknown }).block !== true;
 }
 
-/** The request the agent sees: without `timeoutMs`/`timeoutBehavior`, which `meta` carries to the hub. */
+/**
+ * The request the agent sees: without `timeoutMs`/`timeoutBehavior`, which `meta` carries to the hub. The agent
+ * must accept the timeout's decision even when it is not offered to people (the hub checks offers itself).
+ */
 function withoutTimeout(r: ApprovalRequest): ApprovalRequest {
   if (r.timeoutMs === undefined) return r;
   const { timeoutMs, timeoutBehavior, ...rest } = r;
+  const onTimeout = timeoutDecision(r);
+  const widen = r.decisions !== undefined && !r.decisions.includes(onTimeout);
   const moved: MovedTimeout = {
     ms: timeoutMs,
     ...(timeoutBehavior !== undefined ? { behavior: timeoutBehavior } : {}),
+    ...(widen ? { decisions: r.decisions } : {}),
   };
-  return { ...rest, meta: { ...(r.meta ?? {}), [KEY]: moved } };
+  return {
+    ...rest,
+    ...(widen ? { decisions: [...(r.decisions ?? []), onTimeout] } : {}),
+    meta: { ...(r.meta ?? {}), [KEY]: moved },
+  };
 }
 
 /** Wraps the approval rule of every tool whose rule can ask with a timeout (a plain `true` asks without one). */
@@ -57,6 +76,7 @@ export function restoreTimeout(a: PendingApproval): PendingApproval {
     ...a.request,
     timeoutMs: moved.ms,
     ...(moved.behavior !== undefined ? { timeoutBehavior: moved.behavior } : {}),
+    ...(moved.decisions !== undefined ? { decisions: moved.decisions } : {}),
     meta,
   };
   return { ...a, request, expiresAt: a.createdAt + moved.ms };
@@ -90,7 +110,7 @@ export function commitTimeoutWhenDue(
     hooks.timer(undefined);
     if (!hooks.live()) return;
     const e: ApprovalEnd = {
-      decision: a.approval.request.timeoutBehavior === "allow" ? "allow-once" : "deny",
+      decision: timeoutDecision(a.approval.request),
       cause: "timeout",
       resolvedBy: "timeout",
       reason: `no decision within ${timeoutMs} ms`,
