@@ -2,7 +2,7 @@
  * The cluster's shared approvals store on a real PostgreSQL, with two in-process cluster nodes holding real
  * runs: a decision is committed once however many nodes race for it (the losers are told who won) and every node
  * hears of it once; a decision after the expiry by the database clock is refused whatever the node's clock
- * says; an approver is counted only while its node's lease is valid; approvals of a run that ended without
+ * says; a timeout goes through the same first-wins update (the loser is told who won); an approver is counted only while its node's lease is valid; approvals of a run that ended without
  * taking them are resolved by the sweep with the reason.
  */
 import { randomUUID } from "node:crypto";
@@ -142,6 +142,53 @@ describe.skipIf(PG_MISSING)("cluster approvals store", () => {
     expect(await b.approvals.decide(short.id, decision("late"))).toMatchObject({ ok: false, reason: "expired" });
     expect((await b.approvals.get(short.id))?.status).toBe("pending");
     expect(await b.approvals.decide(long.id, decision("in time"))).toMatchObject({ ok: true });
+  }, 60_000);
+
+  it("decision vs timeout race: exactly one of the timeout and a decision is committed, the loser is told who won", async () => {
+    const [a, b] = (await cluster()) as [Member, Member];
+    const runId = await runningRun(a);
+    const timeout = { decision: "deny" as const, cause: "timeout" as const, resolvedBy: "timeout", at: Date.now() };
+    const pastExpiry = (id: string) =>
+      until("the database clock to pass the expiry", async () => {
+        const { rows } = await a.node.pool.query(
+          "SELECT expires_db < now() AS past FROM cluster_approvals WHERE id = $1",
+          [id],
+        );
+        return rows[0]?.past === true ? true : undefined;
+      });
+    // The node's clock says it expired, the database's does not yet: refused, with the time left.
+    const early = approvalOf(runId, { timeoutMs: 60_000, expiresAt: Date.now() - 1 });
+    await a.approvals.insert(early);
+    const tooSoon = await a.approvals.expire(early.id, timeout);
+    expect(tooSoon).toMatchObject({ ok: false, reason: "early" });
+    expect(tooSoon.ok === false && tooSoon.reason === "early" ? tooSoon.inMs : 0).toBeGreaterThan(50_000);
+    expect((await b.approvals.get(early.id))?.status).toBe("pending");
+
+    // The timeout first: committed; a decision after it is told the timeout won.
+    const timedOut = approvalOf(runId, { timeoutMs: 200 });
+    await a.approvals.insert(timedOut);
+    await pastExpiry(timedOut.id);
+    expect(await a.approvals.expire(timedOut.id, timeout)).toMatchObject({
+      ok: true,
+      approval: { status: "decided", decision: "deny", cause: "timeout" },
+    });
+    expect(await b.approvals.decide(timedOut.id, decision("late op"))).toMatchObject({
+      ok: false,
+      reason: "decided",
+      approval: { decision: "deny", cause: "timeout", resolvedBy: "timeout" },
+    });
+
+    // A decision first: the timeout is refused with that decision, which the record keeps.
+    const decided = approvalOf(runId, { timeoutMs: 200 });
+    await a.approvals.insert(decided);
+    expect(await b.approvals.decide(decided.id, decision("quick op"))).toMatchObject({ ok: true });
+    await pastExpiry(decided.id);
+    expect(await a.approvals.expire(decided.id, timeout)).toMatchObject({
+      ok: false,
+      reason: "decided",
+      approval: { decision: "allow-once", cause: "decided", resolvedBy: "quick op" },
+    });
+    expect(await b.approvals.get(decided.id)).toMatchObject({ status: "decided", resolvedBy: "quick op" });
   }, 60_000);
 
   it("an approver is counted only while its node's lease is valid", async () => {

@@ -8,7 +8,9 @@
  * once in the shared transcript; two approvers on two nodes deciding at once: one wins, the other is told who
  * did; plugin approvals (and their timeout) likewise; gw-b SIGKILLed while its run waits: the run ends
  * interrupted, the approval is resolved (denied, aborted, naming the node) on every remaining node, and nothing
- * is left pending; gw-b restarted and stopped gracefully while its run waits: the wait ends aborted, on record.
+ * is left pending; a decision committed just as the executing node's timeout fires: the run, the record and the
+ * events all show the decision (the timeout lost in the database); a request decided before a node read it is
+ * still announced there before its end; gw-b restarted and stopped gracefully while its run waits: the wait ends aborted, on record.
  */
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -16,6 +18,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
 import type { GatewayClient } from "../src/cli/gateway-client.js";
+import { LOCK_APPROVALS, LOCK_NAMESPACE } from "../src/cluster/advisory-locks.js";
+import { CHANNEL_APPROVALS } from "../src/cluster/listener.js";
 import type { EventFrame } from "../src/protocol/frames.js";
 import { connectClient, startMockProvider, until } from "./gateway-harness.js";
 import { until as untilValue } from "./helpers/cluster.js";
@@ -31,6 +35,8 @@ const GATE_PLUGIN = `export default { id: "gate", register(api) {
     const path = String(e.params.path ?? "");
     if (e.toolName === "read" && path.includes("gated")) return { requireApproval: { title: "Read a gated file?", description: path, severity: "critical", allowedDecisions: ["allow-once", "deny"] } };
     if (e.toolName === "read" && path.includes("brief")) return { requireApproval: { title: "Quick read", timeoutMs: 300, timeoutBehavior: "allow" } };
+    if (e.toolName === "read" && path.includes("narrow")) return { requireApproval: { title: "Narrow read", timeoutMs: 300, timeoutBehavior: "allow", allowedDecisions: ["deny"] } };
+    if (e.toolName === "read" && path.includes("edge")) return { requireApproval: { title: "Read at the edge", timeoutMs: 4000, timeoutBehavior: "allow" } };
     return undefined;
   });
 } };
@@ -277,6 +283,10 @@ describe.skipIf(PG_MISSING)("cluster: approvals shared by the gateways", () => {
     expect(brief.status).toBe("ok");
     const { rows } = await db.query("SELECT id, decision, cause FROM cluster_approvals WHERE run_id = $1", [briefId]);
     expect(rows).toEqual([{ id: expect.any(String), decision: "allow-once", cause: "timeout" }]);
+    // A decision after the timeout committed is told the timeout won.
+    await expect(
+      approver.client.request("plugin.approval.resolve", { id: rows[0].id, decision: "deny" }),
+    ).rejects.toThrow(/already decided \(allow-once by timeout\)/);
     for (const n of [a(), b()]) {
       const events = (await approverOn(n)).events;
       await until(
@@ -285,7 +295,141 @@ describe.skipIf(PG_MISSING)("cluster: approvals shared by the gateways", () => {
         `plugin.approval.resolved (timeout) on ${n.name}`,
       );
     }
+    // A timeout deciding what people are not offered (allow, where only deny is) still ends the wait.
+    const narrowId = randomUUID();
+    const narrow: any = await b().client.request(
+      "agent",
+      { message: "[tool:read:narrow-notes.txt]", idempotencyKey: narrowId, sessionKey: "ca-plugin-narrow" },
+      { expectFinal: true },
+    );
+    expect(replyText(narrow)).not.toContain("Denied");
+    const { rows: narrowRows } = await db.query(
+      "SELECT status, decision, cause, approval->'request'->'decisions' AS offered FROM cluster_approvals WHERE run_id = $1",
+      [narrowId],
+    );
+    expect(narrowRows).toEqual([{ status: "resolved", decision: "allow-once", cause: "timeout", offered: ["deny"] }]);
   }, 120_000);
+
+  it("decision vs timeout race: a decision committed as the node's timeout fires wins in the run, the record and the events", async () => {
+    const [onA, onB] = [await approverOn(a()), await approverOn(b())];
+    const runId = randomUUID();
+    const final = a().client.request(
+      "agent",
+      { message: "[tool:read:edge-notes.txt]", idempotencyKey: runId, sessionKey: "ca-edge" },
+      { expectFinal: true },
+    ) as Promise<any>;
+    await until(
+      () => payloads(onA.events, "plugin.approval.requested").some((p) => p.request.runId === runId),
+      30_000,
+      "plugin.approval.requested (edge)",
+    );
+    const req = payloads(onA.events, "plugin.approval.requested").find((p) => p.request.runId === runId);
+    const waiters = async (): Promise<number> => {
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+           AND classid::bigint = $1 AND objid::bigint = $2`,
+        [LOCK_NAMESPACE, LOCK_APPROVALS],
+      );
+      return rows[0].n as number;
+    };
+    // Every change of an approval waits for the lock held here: the decision's transaction starts before the
+    // expiry (by the database clock) and is still uncommitted when the executing node's timeout fires.
+    await db.query("BEGIN");
+    let deciding: Promise<any> | undefined;
+    try {
+      await db.query("SELECT pg_advisory_xact_lock($1, $2)", [LOCK_NAMESPACE, LOCK_APPROVALS]);
+      deciding = onB.client
+        .request("plugin.approval.resolve", { id: req.id, decision: "deny", reason: "at the edge" })
+        .then(
+          (ok) => ({ ok }),
+          (err: Error) => ({ err }),
+        );
+      await untilValue("the decision waiting for the lock", async () => ((await waiters()) >= 1 ? true : undefined));
+      const { rows: early } = await db.query(
+        "SELECT clock_timestamp() < expires_db AS early FROM cluster_approvals WHERE id = $1",
+        [req.id],
+      );
+      expect(early[0].early).toBe(true);
+      await untilValue(
+        "the database clock past the expiry and the node's timeout firing",
+        async () => {
+          const { rows } = await db.query(
+            "SELECT clock_timestamp() > expires_db AS past FROM cluster_approvals WHERE id = $1",
+            [req.id],
+          );
+          return rows[0].past === true && (await waiters()) >= 2 ? true : undefined;
+        },
+        30_000,
+      );
+    } finally {
+      await db.query("COMMIT");
+    }
+    // The decider was told ok, and that is what happened everywhere.
+    expect(await deciding).toEqual({ ok: { ok: true, id: req.id, decision: "deny" } });
+    const end = await final;
+    expect(end.status).toBe("ok");
+    expect(replyText(end)).toContain("Denied: the user did not allow running");
+    expect(replyText(end)).toContain("at the edge");
+    const { rows } = await db.query("SELECT status, decision, cause FROM cluster_approvals WHERE id = $1", [req.id]);
+    expect(rows[0]).toEqual({ status: "resolved", decision: "deny", cause: "decided" });
+    for (const events of [onA.events, onB.events]) {
+      await until(
+        () => payloads(events, "plugin.approval.resolved").some((p) => p.id === req.id),
+        30_000,
+        "plugin.approval.resolved (edge)",
+      );
+      expect(payloads(events, "plugin.approval.resolved").filter((p) => p.id === req.id)).toEqual([
+        expect.objectContaining({ decision: "deny", cause: "decided", reason: "at the edge" }),
+      ]);
+    }
+  }, 120_000);
+
+  it("a fast decision cannot skip the request event: a node reading the request only once decided announces it first", async () => {
+    const approver = await approverOn(a());
+    // A node that reads the table only after the decision sees the latest state: here the request and its
+    // decision commit in one transaction (two changes, one NOTIFY), so no node ever reads it pending.
+    const id = `approval_${randomUUID()}`;
+    const cmd = `echo fast-${randomUUID().slice(0, 8)}`;
+    const now = Date.now();
+    const approval = {
+      id,
+      toolCall: { type: "toolCall", id: "call_fast", name: "exec", arguments: { command: cmd } },
+      args: { command: cmd },
+      request: { title: "Run it?", meta: { kind: "exec", command: cmd, cwd: "/tmp" } },
+      createdAt: now,
+    };
+    const request = {
+      runId: `gone-${id}`,
+      sessionKey: "agent:main:ca-fast",
+      agentId: "main",
+      message: "hi",
+      acceptedAt: now,
+    };
+    await db.query("BEGIN");
+    try {
+      await db.query("SELECT pg_advisory_xact_lock($1, $2)", [LOCK_NAMESPACE, LOCK_APPROVALS]);
+      await db.query(
+        `INSERT INTO cluster_approvals (id, kind, session_key, agent_id, run_id, node_id, status, approval, request,
+           results, created_at, change_id)
+         VALUES ($1, 'exec', 'agent:main:ca-fast', 'main', $2, 'gw-gone', 'pending', $3, $4, '[]', $5,
+           nextval('cluster_approval_change'))`,
+        [id, request.runId, JSON.stringify(approval), JSON.stringify(request), now],
+      );
+      await db.query(
+        `UPDATE cluster_approvals SET status = 'decided', decision = 'allow-once', cause = 'decided',
+           resolved_by = 'fast-op', resolved_at = $2, change_id = nextval('cluster_approval_change') WHERE id = $1`,
+        [id, now],
+      );
+      await db.query("SELECT pg_notify($1, 'change')", [CHANNEL_APPROVALS]);
+    } finally {
+      await db.query("COMMIT");
+    }
+    // Its run is not running anywhere, so the sweep ends it; the approver hears the request, then the end.
+    await resolvedFor(approver.events, id);
+    const mine = approver.events.filter((e) => (e.payload as any)?.id === id).map((e) => e.event);
+    expect(mine).toEqual(["exec.approval.requested", "exec.approval.resolved"]);
+    expect(payloads(approver.events, "exec.approval.requested").find((p) => p.id === id).request.command).toBe(cmd);
+  }, 60_000);
 
   it("gw-b SIGKILLed while its run waits: the run ends interrupted, its approval resolves (aborted) everywhere", async () => {
     const approver = await approverOn(a());

@@ -2,7 +2,8 @@
  * The run extension of approvals: puts the exec policy on the run's exec tools, hands the session to the hub so decisions can
  * reach its agent, and hands the agent's approval events to the hub (`tool_approval_request` → stored, then
  * announced; `tool_approval_end` → resolved, `allow-always` recorded). It also keeps the finished results of the
- * current tool batch, which a resume after a restart needs.
+ * current tool batch, which a resume after a restart needs. In a cluster the agent waits without its own timer
+ * (the hub commits timeouts: shared-timeout.ts).
  */
 import { toolResultOf } from "@tiller/agent";
 import type { ToolResultMessage } from "@tiller/ai";
@@ -10,6 +11,7 @@ import type { ExecApprovals } from "@tiller/coding-agent";
 import type { RunContext, RunExtension } from "../run/run-types.js";
 import type { ApprovalHub } from "./approval-hub.js";
 import { applyExecApprovals, recordAllowAlways } from "./exec-policy.js";
+import { moveTimeouts } from "./shared-timeout.js";
 
 const NAME = "approvals";
 
@@ -35,6 +37,8 @@ export function createApprovalExtension(hub: ApprovalHub, log?: (line: string) =
     prepareTools(ctx) {
       const exec = applyExecApprovals(ctx, () => hub.hasApprover());
       if (exec) stateOf(ctx).exec = exec;
+      // Last, around every rule: in a cluster the hub commits timeouts by the database (shared-timeout.ts).
+      if (hub.clustered) ctx.tools = moveTimeouts(ctx.tools);
     },
     onAgentEvent(ctx, event, session) {
       const s = stateOf(ctx);

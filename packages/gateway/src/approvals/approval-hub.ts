@@ -9,7 +9,10 @@
  *
  * In a cluster (`shared`: PostgreSQL) every node hears of every approval: the node executing the run stores the
  * request, every node announces it to its own approvers when the shared store reports the change, a decision
- * from any node is committed there once (first wins) and the executing node hands it to its agent. Whether
+ * from any node is committed there once (first wins) and the executing node hands it to its agent. A timeout is
+ * committed the same way by the executing node (the agent waits without its own timer: shared-timeout.ts), so
+ * the run, the record, the events and the decider all see the one outcome the database committed. A node
+ * announces a request to its approvers before its end, even when it reads both at once. Whether
  * anyone can be asked is cluster-wide. Runs whose node died are not resumed: their approvals are ended by the
  * shared store when the cluster marks the run interrupted (cluster/cluster-approvals.ts).
  *
@@ -27,6 +30,7 @@ import type { RunContext, RunRequest } from "../run/run-types.js";
 import { notFound, refused } from "./approval-errors.js";
 import { SqliteApprovalStore } from "./approval-store.js";
 import { endOf, kindOf, requestedEvent, resolvedEvent, streamData } from "./approval-wire.js";
+import { commitTimeoutWhenDue, restoreTimeout } from "./shared-timeout.js";
 import type {
   ApprovalAudience,
   ApprovalEnd,
@@ -65,6 +69,11 @@ export class ApprovalHub {
   /** Set when the gateway stops: aborted waits stay pending for the next process to resume. */
   private suspended = false;
   private closed = false;
+  /**
+   * Cluster: the ids this node's approvers were told were requested and not yet told resolved, so a request
+   * decided before this node read it is still announced before its end (never an end for an unknown id).
+   */
+  private readonly announced = new Set<string>();
   /** The store work of each run in flight, in order (see `serial`). */
   private readonly ops = new Map<string, Promise<void>>();
 
@@ -72,6 +81,11 @@ export class ApprovalHub {
     this.shared = deps.shared;
     this.store = deps.shared ?? new SqliteApprovalStore(deps.home);
     this.shared?.onChange((a) => this.changed(a));
+  }
+
+  /** True in a cluster: timeouts are the hub's, committed by the database (shared-timeout.ts). */
+  get clustered(): boolean {
+    return this.shared !== undefined;
   }
 
   /** The server plugs in its connections. */
@@ -131,9 +145,14 @@ export class ApprovalHub {
   /** Sends every pending approval to one connection (a client with operator.approvals just connected). */
   announceTo(send: (event: string, payload: unknown) => void): void {
     this.audienceChanged();
-    void this.store.withStatus("pending").then(
+    // A cluster's `decided` ones are not over yet for an approver: announced now, their end follows.
+    const open = this.shared
+      ? Promise.all([this.store.withStatus("pending"), this.store.withStatus("decided")]).then((l) => l.flat())
+      : this.store.withStatus("pending");
+    void open.then(
       (pending) => {
         for (const a of pending) {
+          if (this.shared) this.announced.add(a.id);
           const { event, payload } = requestedEvent(a);
           send(event, payload);
         }
@@ -170,18 +189,20 @@ export class ApprovalHub {
       return;
     }
     const { images: _images, resume: _resume, ...request } = ctx.request;
+    // In a cluster the agent was asked without its timeout; the record has it, and the hub applies it.
+    const asked = this.shared ? restoreTimeout(approval) : approval;
     const stored: StoredApproval = {
       id: approval.id,
-      kind: kindOf(approval),
+      kind: kindOf(asked),
       sessionKey: ctx.sessionKey,
       agentId: ctx.agentId,
       runId: ctx.runId,
       status: "pending",
-      approval,
+      approval: asked,
       request,
       results,
-      createdAt: approval.createdAt,
-      ...(approval.expiresAt !== undefined ? { expiresAt: approval.expiresAt } : {}),
+      createdAt: asked.createdAt,
+      ...(asked.expiresAt !== undefined ? { expiresAt: asked.expiresAt } : {}),
     };
     try {
       await this.store.insert(stored); // durable before anyone hears of it
@@ -192,7 +213,10 @@ export class ApprovalHub {
     this.live.set(approval.id, { stored, engine, emit: ctx.emit });
     ctx.emit("approval", streamData(stored));
     // A cluster announces it on every node (this one included) when the shared store reports the change.
-    if (this.shared) return;
+    if (this.shared) {
+      this.scheduleSharedExpiry(stored);
+      return;
+    }
     const { event, payload } = requestedEvent(stored);
     this.audience.broadcast(event, payload);
   }
@@ -221,6 +245,7 @@ export class ApprovalHub {
     const { approval, resolution, cause } = event;
     const live = this.live.get(approval.id);
     this.live.delete(approval.id);
+    this.clearTimer(approval.id);
     if (this.suspended && cause === "aborted") return; // the gateway is stopping: still pending for the next one
     const e: ApprovalEnd = {
       decision: resolution.decision,
@@ -232,11 +257,16 @@ export class ApprovalHub {
     if (await this.store.end(approval.id, "pending", "resolved", e)) {
       const stored = live?.stored ?? (await this.store.get(approval.id));
       if (stored) this.announceEnd(stored, e, ctx.emit);
-    } else if (await this.store.end(approval.id, "decided", "resolved", e)) {
-      // Single node: decided after a restart and announced then; the resumed run consumes it. Cluster: decided
-      // on some node and taken by this run's agent now; every node announces the end from the shared store.
-      const stored = live?.stored ?? (await this.store.get(approval.id));
-      if (stored && this.shared) ctx.emit("approval", streamData(stored, e));
+    } else {
+      // Cluster: the agent took what the database committed (a decision or the timeout), which the record keeps.
+      const committed = this.shared && cause === "decided" ? await this.store.get(approval.id) : undefined;
+      const end = (committed?.status === "decided" ? endOf(committed) : undefined) ?? e;
+      if (await this.store.end(approval.id, "decided", "resolved", end)) {
+        // Single node: decided after a restart and announced then; the resumed run consumes it. Cluster: decided
+        // on some node and taken by this run's agent now; every node announces the end from the shared store.
+        const stored = live?.stored ?? committed ?? (await this.store.get(approval.id));
+        if (stored && this.shared) ctx.emit("approval", streamData(stored, end));
+      }
     }
   }
 
@@ -246,6 +276,7 @@ export class ApprovalHub {
       for (const [id, l] of this.live) {
         if (l.stored.runId !== ctx.runId) continue;
         this.live.delete(id);
+        this.clearTimer(id);
         if (this.suspended) continue;
         const e: ApprovalEnd = { decision: "deny", cause: "aborted", resolvedBy: "abort", at: Date.now() };
         if (await this.store.end(id, "pending", "resolved", e)) this.announceEnd(l.stored, e, ctx.emit);
@@ -335,17 +366,38 @@ export class ApprovalHub {
   /** A change of an approval on any node, reported once to this node by the shared store. */
   private changed(a: StoredApproval): void {
     if (this.closed) return;
-    if (a.status === "pending") {
+    // Read late, a request may come already decided or resolved: its request is announced first all the same.
+    if (!this.announced.has(a.id)) {
+      this.announced.add(a.id);
       const { event, payload } = requestedEvent(a);
       this.audience.broadcast(event, payload);
-    } else if (a.status === "decided") {
+    }
+    if (a.status === "decided") {
       this.applyDecision(a);
-    } else {
+    } else if (a.status === "resolved") {
+      this.announced.delete(a.id);
       const e = endOf(a);
       if (!e) return;
       const { event, payload } = resolvedEvent(a, e);
       this.audience.broadcast(event, payload);
     }
+  }
+
+  /** The executing node's timeout of a cluster approval (see `commitTimeoutWhenDue`). */
+  private scheduleSharedExpiry(a: StoredApproval): void {
+    if (!this.shared || this.closed) return;
+    commitTimeoutWhenDue(this.shared, a, {
+      live: () => !this.closed && this.live.has(a.id),
+      apply: (committed) => this.applyDecision(committed),
+      timer: (t) => (t ? this.timers.set(a.id, t) : this.timers.delete(a.id)),
+      ...(this.deps.log ? { log: this.deps.log } : {}),
+    });
+  }
+
+  private clearTimer(id: string): void {
+    const timer = this.timers.get(id);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(id);
   }
 
   /** A decision committed in the cluster reaches the agent waiting for it, when that agent runs here. */
@@ -366,9 +418,7 @@ export class ApprovalHub {
 
   private async decideDead(a: StoredApproval, e: ApprovalEnd): Promise<void> {
     if (!(await this.store.end(a.id, "pending", "decided", e))) throw notFound(a.id);
-    const timer = this.timers.get(a.id);
-    if (timer) clearTimeout(timer);
-    this.timers.delete(a.id);
+    this.clearTimer(a.id);
     this.announceEnd(a, e, (stream, data) => {
       this.deps.bus.emitAgent(a.runId, a.sessionKey, stream, data);
     });

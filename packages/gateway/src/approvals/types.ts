@@ -78,6 +78,16 @@ export type SharedDecideRefusal =
   | { ok: false; reason: "expired"; approval: StoredApproval }
   | { ok: false; reason: "run_gone"; approval: StoredApproval; runStatus: string; nodeId?: string };
 
+/** The answer to committing a timeout in a cluster (`SharedApprovals.expire`). */
+export type SharedExpireResult =
+  | { ok: true; approval: StoredApproval }
+  /** No such approval, or it has no timeout. */
+  | { ok: false; reason: "not_found" }
+  /** A decision (or the sweep) committed first: the run takes that. */
+  | { ok: false; reason: "decided"; approval: StoredApproval }
+  /** Not yet expired by the database clock (the node's clock runs ahead): try again in `inMs`. */
+  | { ok: false; reason: "early"; inMs: number };
+
 /**
  * Approvals shared by the gateways of a cluster (PostgreSQL). The store is the cluster's; beside it: who can
  * decide anywhere, decisions committed once across nodes, and every node hearing of every change. In the
@@ -99,6 +109,12 @@ export interface SharedApprovals extends ApprovalStore {
    * `running` on a node with a valid lease. The first decision on any node wins; the others get the refusal.
    */
   decide(id: string, e: ApprovalEnd): Promise<{ ok: true; approval: StoredApproval } | SharedDecideRefusal>;
+  /**
+   * Commits the timeout of a pending approval (`e`: what its `timeoutBehavior` decides, cause `timeout`), only once
+   * it has expired by the database clock, through the same first-wins UPDATE as `decide`: exactly one of a
+   * decision and the timeout is committed, and the run takes that one. Called by the node executing the run.
+   */
+  expire(id: string, e: ApprovalEnd): Promise<SharedExpireResult>;
   /**
    * Every change of state of any approval on any node (requested, decided, resolved), in commit order, each
    * delivered once to this node with the approval's state at the time it is read.

@@ -4,7 +4,8 @@
  * next change id under an advisory lock and sends a NOTIFY, and every node tails the table by change id (woken
  * by the NOTIFY, polled as a safety net, caught up after a reconnect), so each node hears of each change once,
  * in commit order, and announces it to its own approvers. A decision from any node is one conditional UPDATE
- * (first wins); the executing node's tail hands it to its agent. Whether anyone can be asked is a row per node
+ * (first wins); the executing node's tail hands it to its agent. A timeout is committed the same way (`expire`, by
+ * the database clock) by the executing node, so exactly one of a decision and the timeout wins. Whether anyone can be asked is a row per node
  * (`cluster_approvers`), counted only while that node's lease is valid, so a dead node's approvers vanish with
  * its lease.
  *
@@ -19,6 +20,7 @@ import type {
   ApprovalStatus,
   SharedApprovals,
   SharedDecideRefusal,
+  SharedExpireResult,
   StoredApproval,
 } from "../approvals/types.js";
 import { LOCK_APPROVALS, LOCK_NAMESPACE } from "./advisory-locks.js";
@@ -237,6 +239,31 @@ export class ClusterApprovals implements SharedApprovals {
     });
     if (won) return { ok: true, approval: won };
     return this.whyRefused(id);
+  }
+
+  async expire(id: string, e: ApprovalEnd): Promise<SharedExpireResult> {
+    let won: StoredApproval | undefined;
+    await this.change(async (db) => {
+      const { rows } = await db.query<ApprovalRowPg>(
+        `UPDATE cluster_approvals SET status = 'decided', decision = $2, cause = $3, resolved_by = $4, reason = $5,
+           resolved_at = $6, change_id = ${NEXT_CHANGE}
+         WHERE id = $1 AND status = 'pending' AND expires_db IS NOT NULL AND expires_db <= now()
+         RETURNING *`,
+        [id, e.decision, e.cause, e.resolvedBy ?? null, e.reason ?? null, e.at],
+      );
+      won = rows[0] ? toApproval(rows[0]) : undefined;
+      return won !== undefined;
+    });
+    if (won) return { ok: true, approval: won };
+    const { rows } = await this.node.pool.query<ApprovalRowPg & { left_ms: number | null }>(
+      `SELECT *, GREATEST(0, EXTRACT(EPOCH FROM (expires_db - now())) * 1000)::float8 AS left_ms
+       FROM cluster_approvals WHERE id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    if (row && row.status !== "pending") return { ok: false, reason: "decided", approval: toApproval(row) };
+    if (!row || row.left_ms === null) return { ok: false, reason: "not_found" };
+    return { ok: false, reason: "early", inMs: Math.ceil(row.left_ms) };
   }
 
   private async whyRefused(id: string): Promise<SharedDecideRefusal> {
