@@ -5,6 +5,7 @@
  *   node --conditions=tiller-source --import tsx bench/gateway-bench-server.ts [--engine basic]
  */
 import { join } from "node:path";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { stopOnSignals } from "../packages/gateway/src/cli/gateway-command.js";
 import { resolveTillerHome } from "../packages/gateway/src/config/load-config.js";
 import { startGateway } from "../packages/gateway/src/start-gateway.js";
@@ -22,3 +23,48 @@ const started = startGateway({
 // Before `listening` is printed, so the bench's SIGTERM right after a run always gets a clean stop.
 stopOnSignals(started);
 process.stdout.write(`listening ${(await started).url}\n`);
+
+// SIGUSR2 prints what the event loop and the GC did since the previous SIGUSR2 (the bench sends one before the
+// load and one after it): `stats {…}` (JSON, see below).
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+let gc = { ms: 0, max: 0, count: 0, majorMs: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gc.ms += e.duration;
+    gc.max = Math.max(gc.max, e.duration);
+    gc.count++;
+    // kind 4 (NODE_PERFORMANCE_GC_MAJOR) is a mark-sweep-compact of the old generation.
+    if ((e.detail as { kind?: number } | undefined)?.kind === 4) gc.majorMs += e.duration;
+  }
+}).observe({ entryTypes: ["gc"] });
+// Peak of each part of the process's memory (V8 heap committed and used, buffers outside it), sampled every 50 ms.
+let mem = { heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+setInterval(() => {
+  const m = process.memoryUsage();
+  mem = {
+    heapTotal: Math.max(mem.heapTotal, m.heapTotal),
+    heapUsed: Math.max(mem.heapUsed, m.heapUsed),
+    external: Math.max(mem.external, m.external),
+    arrayBuffers: Math.max(mem.arrayBuffers, m.arrayBuffers),
+  };
+}, 50).unref();
+process.on("SIGUSR2", () => {
+  const mb = (n: number): number => Math.round(n / 1048576);
+  const stats = {
+    heapTotalMb: mb(mem.heapTotal),
+    heapUsedMb: mb(mem.heapUsed),
+    externalMb: mb(mem.external),
+    arrayBuffersMb: mb(mem.arrayBuffers),
+    loopMaxMs: loop.max / 1e6,
+    loopP99Ms: loop.percentile(99) / 1e6,
+    gcMs: gc.ms,
+    gcMaxMs: gc.max,
+    gcCount: gc.count,
+    majorGcMs: gc.majorMs,
+  };
+  loop.reset();
+  gc = { ms: 0, max: 0, count: 0, majorMs: 0 };
+  mem = { heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+  process.stdout.write(`stats ${JSON.stringify(stats)}\n`);
+});

@@ -9,7 +9,7 @@
  * (250 ms windows), which shows where the tail comes from.
  *   BENCH_SESSIONS=200 BENCH_DELTAS=2000 npm run bench -- gateway-load
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,6 +35,28 @@ interface Result {
   rssPeakMb: number;
   /** WebSocket bytes the clients received (all frames), when measured. */
   bytes?: number;
+  /** The gateway's event loop and GC during the load (bench/gateway-bench-server.ts, SIGUSR2). */
+  stats?: GatewayStats;
+}
+
+interface GatewayStats {
+  heapTotalMb: number;
+  heapUsedMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  loopMaxMs: number;
+  loopP99Ms: number;
+  gcMs: number;
+  gcMaxMs: number;
+  gcCount: number;
+  majorGcMs: number;
+}
+
+/** Asks the bench gateway for its event-loop and GC figures since the last ask (and resets them). */
+async function gatewayStats(proc: ChildProcess): Promise<GatewayStats> {
+  const line = waitLine(proc, /stats (\{.*\})\n/);
+  proc.kill("SIGUSR2");
+  return JSON.parse((await line)[1] as string) as GatewayStats;
 }
 
 function rssMb(pid: number): number {
@@ -168,6 +190,8 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     process.execPath,
     [
       ...(process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
+      // BENCH_GATEWAY_FLAGS: extra Node flags for the gateway process (--trace-gc, --heapsnapshot-signal=…).
+      ...(process.env.BENCH_GATEWAY_FLAGS ? process.env.BENCH_GATEWAY_FLAGS.split(" ") : []),
       "--conditions=tiller-source",
       "--import",
       "tsx",
@@ -181,6 +205,8 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     },
   );
   try {
+    // With extra flags (--trace-gc…), what the gateway prints is shown.
+    if (process.env.BENCH_GATEWAY_FLAGS) proc.stdout?.on("data", (d: Buffer) => process.stdout.write(d));
     const url = (await waitLine(proc, /listening (ws:\/\/\S+)/))[1] as string;
     const rssBase = rssMb(proc.pid as number);
     const latencies = new Float64Array(SESSIONS * DELTAS);
@@ -209,6 +235,7 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     );
     let bytes = 0;
     for (const c of clients) c.ws.on("message", (d: Buffer) => void (bytes += d.length));
+    await gatewayStats(proc);
     const sampler = startSampler(proc.pid as number);
     const t0 = now();
     const finals = await Promise.all(
@@ -222,6 +249,7 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     );
     const seconds = (now() - t0) / 1000;
     const peak = sampler.stop();
+    const stats = await gatewayStats(proc);
     if (process.env.BENCH_TIMELINE) {
       const buckets = new Map<number, number[]>();
       for (const [emit, lat] of TL) {
@@ -249,6 +277,7 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
       latencies,
       rssBaseMb: rssBase,
       rssPeakMb: peak,
+      stats,
     };
   } finally {
     proc.kill("SIGTERM");
@@ -331,6 +360,23 @@ console.log(
 console.log(
   `ratio tiller/floor: throughput ${(tiller.eventsPerSec / floor.eventsPerSec).toFixed(2)}×, p50 latency ${(tiller.p50 / floor.p50).toFixed(2)}×, p99 latency ${(tiller.p99 / floor.p99).toFixed(2)}×`,
 );
+for (const r of [tiller, basic, reference]) {
+  if (!r.stats) continue;
+  const st = r.stats;
+  console.log(
+    `${r.name}: peak V8 heap ${st.heapTotalMb} MB committed, ${st.heapUsedMb} MB used; external ${st.externalMb} MB (array buffers ${st.arrayBuffersMb} MB)`,
+  );
+  console.log(
+    `${r.name}: event-loop delay max ${st.loopMaxMs.toFixed(1)} ms, p99 ${st.loopP99Ms.toFixed(1)} ms; GC ${st.gcCount} pauses, total ${st.gcMs.toFixed(0)} ms (major ${st.majorGcMs.toFixed(0)} ms), longest ${st.gcMaxMs.toFixed(1)} ms`,
+  );
+}
+if (tiller.stats) {
+  const mark = (ok: boolean): string => (ok ? "PASS" : "MISS");
+  const ratio = tiller.eventsPerSec / floor.eventsPerSec;
+  console.log(
+    `goals (issue 14), tiller gateway: p99 ${tiller.p99.toFixed(1)} ms < 50 ms ${mark(tiller.p99 < 50)} (floor p50 ${floor.p50.toFixed(1)} / p99 ${floor.p99.toFixed(1)} ms, tiller p50 ${tiller.p50.toFixed(1)} ms); throughput ${ratio.toFixed(2)}× floor ≥ 0.8× ${mark(ratio >= 0.8)}; RSS ${tiller.rssPerSessionMb.toFixed(2)} MB/session ≤ 0.5 ${mark(tiller.rssPerSessionMb <= 0.5)}`,
+  );
+}
 if (tiller.events !== SESSIONS * DELTAS)
   console.log(`note: ${SESSIONS * DELTAS - tiller.events} deltas dropped for slow clients`);
 // The reply of one run: DELTAS deltas of about 19 characters ("t<ms with µs>|").

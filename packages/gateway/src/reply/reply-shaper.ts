@@ -116,6 +116,18 @@ function messageText(m: MessageState): string {
   return m.text[0] ?? "";
 }
 
+/** What `onAssistantDelta` gets: the cleaned delta, and the message's visible text so far when read. */
+class AssistantDelta {
+  constructor(
+    readonly delta: string,
+    private readonly m: MessageState,
+  ) {}
+
+  get text(): string {
+    return messageText(this.m);
+  }
+}
+
 interface FinishedText {
   text: string;
   streamedAsBlocks: boolean;
@@ -309,15 +321,9 @@ export class ReplyShaper {
   private emitVisible(s: string): void {
     const m = this.msg as MessageState;
     m.text.push(s);
-    if (this.opts.onAssistantDelta) {
-      // The text so far is joined only if the listener reads it.
-      this.opts.onAssistantDelta({
-        delta: s,
-        get text() {
-          return messageText(m);
-        },
-      });
-    }
+    // The text so far is joined only if the listener reads it; a class, not a literal with a getter, which would
+    // cost a closure and an accessor pair per delta.
+    if (this.opts.onAssistantDelta) this.opts.onAssistantDelta(new AssistantDelta(s, m));
     if (m.chunker) {
       m.chunker.append(s);
       if (this.opts.blockStreaming && this.opts.blockStreaming.break === "text_end") this.drainBlocks(false);
