@@ -35,7 +35,7 @@ new PerformanceObserver((list) => {
     gc.max = Math.max(gc.max, e.duration);
     gc.count++;
     // kind 4 (NODE_PERFORMANCE_GC_MAJOR) is a mark-sweep-compact of the old generation.
-    if ((e.detail as { kind?: number } | undefined)?.kind === 4) gc.majorMs += e.duration;
+    if ((e as { detail?: { kind?: number } }).detail?.kind === 4) gc.majorMs += e.duration;
   }
 }).observe({ entryTypes: ["gc"] });
 // Peak of each part of the process's memory (V8 heap committed and used, buffers outside it), sampled every 50 ms.
