@@ -32,6 +32,8 @@ interface Result {
   seconds: number;
   latencies: Float64Array;
   rssBaseMb: number;
+  /** RSS with every client connected, before the load (what the idle connections cost). */
+  rssConnectedMb?: number;
   rssPeakMb: number;
   /** WebSocket bytes the clients received (all frames), when measured. */
   bytes?: number;
@@ -236,6 +238,7 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     let bytes = 0;
     for (const c of clients) c.ws.on("message", (d: Buffer) => void (bytes += d.length));
     await gatewayStats(proc);
+    const rssConnected = rssMb(proc.pid as number);
     const sampler = startSampler(proc.pid as number);
     const t0 = now();
     const finals = await Promise.all(
@@ -276,6 +279,7 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
       seconds,
       latencies,
       rssBaseMb: rssBase,
+      rssConnectedMb: rssConnected,
       rssPeakMb: peak,
       stats,
     };
@@ -364,7 +368,7 @@ for (const r of [tiller, basic, reference]) {
   if (!r.stats) continue;
   const st = r.stats;
   console.log(
-    `${r.name}: peak V8 heap ${st.heapTotalMb} MB committed, ${st.heapUsedMb} MB used; external ${st.externalMb} MB (array buffers ${st.arrayBuffersMb} MB)`,
+    `${r.name}: RSS ${r.rssBaseMb.toFixed(0)} MB idle, ${r.rssConnectedMb?.toFixed(0)} MB with ${SESSIONS} clients connected (${(((r.rssConnectedMb ?? 0) - r.rssBaseMb) / SESSIONS).toFixed(2)} MB each), ${r.rssPeakMb.toFixed(0)} MB peak; peak V8 heap ${st.heapTotalMb} MB committed, ${st.heapUsedMb} MB used; external ${st.externalMb} MB (array buffers ${st.arrayBuffersMb} MB)`,
   );
   console.log(
     `${r.name}: event-loop delay max ${st.loopMaxMs.toFixed(1)} ms, p99 ${st.loopP99Ms.toFixed(1)} ms; GC ${st.gcCount} pauses, total ${st.gcMs.toFixed(0)} ms (major ${st.majorGcMs.toFixed(0)} ms), longest ${st.gcMaxMs.toFixed(1)} ms`,

@@ -3,13 +3,15 @@
  * committed in one transaction per event-loop turn), and the gateway is stopped by SIGTERM the moment the last
  * final reaches its client. Every run row says how the run ended (with its result) and every session row has the
  * run's tokens and last-run status: nothing queued for the turn's commit is lost by the stop. In-process, a read in
- * the same turn as queued writes sees them, and a store closed with writes queued has them on reopen.
+ * the same turn as queued writes sees them, and a store closed with writes queued has them on reopen. A finished
+ * run's in-memory record (kept for dedupe) holds none of its prompt or reply; a retry reads the reply back.
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
+import { RunRegistry } from "../src/run/run-registry.js";
 import { CAP_DELTA_ONLY } from "../src/server/connection.js";
 import { SessionStore } from "../src/store/session-store.js";
 import { connectClient, makeHome, removeHome, spawnGateway, startMockProvider } from "./gateway-harness.js";
@@ -115,5 +117,39 @@ describe("run-end persistence", () => {
     } finally {
       reopened.close();
     }
+  });
+});
+
+describe("finished runs in memory", () => {
+  it("a finished run's record keeps neither its prompt nor its reply; a repeated request still gets the reply", async () => {
+    const home = makeHome();
+    homes.push(home);
+    const store = new SessionStore(home);
+    const runs = new RunRegistry(store);
+    const key = "agent:main:big";
+    store.ensure(key, "main");
+    const prompt = "p".repeat(200_000);
+    const reply = "r".repeat(500_000);
+    runs.accept({ runId: "big", sessionKey: key, agentId: "main", message: prompt, acceptedAt: 1, source: "agent" });
+    const seen = runs.whenDone("big");
+    runs.finish("big", {
+      status: "ok",
+      summary: "completed",
+      startedAt: 2,
+      endedAt: 3,
+      result: {
+        payloads: [{ text: reply, mediaUrl: null }],
+        meta: { durationMs: 1, agentMeta: { sessionId: "s", provider: "p", model: "m" } },
+      },
+    });
+    // The waiter of the live run gets the whole outcome.
+    expect((await seen).result.payloads[0]?.text).toBe(reply);
+    const record = runs.get("big");
+    expect(record?.request.message).toBe("");
+    expect(record?.outcome?.result.payloads).toEqual([]);
+    expect(record?.outcome?.status).toBe("ok");
+    // A later ask (an `agent` retry with the same idempotency key) reads the reply back from the ledger.
+    expect((await runs.whenDone("big")).result.payloads).toEqual([{ text: reply, mediaUrl: null }]);
+    store.close();
   });
 });
