@@ -3,14 +3,25 @@
  * bench model registered, and with `--engine basic` the minimal engine (no tools, no compaction) that isolates the
  * gateway's own costs. Prints `listening ws://HOST:PORT` like `tiller gateway`.
  *   node --conditions=tiller-source --import tsx bench/gateway-bench-server.ts [--engine basic]
+ *   node --import tsx bench/gateway-bench-server.ts --dist [--engine basic]
  */
 import { join } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import { stopOnSignals } from "../packages/gateway/src/cli/gateway-command.js";
-import { resolveTillerHome } from "../packages/gateway/src/config/load-config.js";
-import { startGateway } from "../packages/gateway/src/start-gateway.js";
 import { basicSessionFactory } from "./gateway-basic-session.js";
 import { registerBenchModel } from "./gateway-bench-model.js";
+
+// --dist: the built gateway (packages/*/dist, what `npm run build` made; started without the tiller-source
+// condition, so every package resolves to its build), as the product runs, instead of the source through tsx.
+const gateway = process.argv.includes("--dist") ? "../packages/gateway/dist" : "../packages/gateway/src";
+const { stopOnSignals } = (await import(
+  `${gateway}/cli/gateway-command.js`
+)) as typeof import("../packages/gateway/src/cli/gateway-command.js");
+const { resolveTillerHome } = (await import(
+  `${gateway}/config/load-config.js`
+)) as typeof import("../packages/gateway/src/config/load-config.js");
+const { startGateway } = (await import(
+  `${gateway}/start-gateway.js`
+)) as typeof import("../packages/gateway/src/start-gateway.js");
 
 registerBenchModel();
 const home = resolveTillerHome();

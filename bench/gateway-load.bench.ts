@@ -6,7 +6,9 @@
  * same run: a bare `ws` server in its own process sending the same frames with the same pacing.
  * The reference gateway (OpenClaw, Node 24) is compared in gateway-openclaw.bench.ts; here the floor is.
  * BENCH_TARGETS=floor,tiller,basic,ref,cold picks targets; BENCH_TIMELINE=1 prints latency p50/p99 by emission time
- * (250 ms windows), which shows where the tail comes from.
+ * (250 ms windows), which shows where the tail comes from. BENCH_DIST=1 runs the gateway from its build (run
+ * `npm run build` first) instead of from source through tsx, whose keepNames transform gives every named closure
+ * an own `name` property (a property array per closure: about 4 MB of the mid-run heap at this load).
  *   BENCH_SESSIONS=200 BENCH_DELTAS=2000 npm run bench -- gateway-load
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -23,6 +25,8 @@ import { waitLine } from "./wait-line.js";
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 2000);
 const ROOT = join(import.meta.dirname, "..");
+/** BENCH_DIST=1: the gateway from its build (`npm run build` first), as the product runs; else from source (tsx). */
+const DIST = process.env.BENCH_DIST === "1";
 const TL: [number, number][] = [];
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -194,10 +198,11 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
       ...(process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
       // BENCH_GATEWAY_FLAGS: extra Node flags for the gateway process (--trace-gc, --heapsnapshot-signal=…).
       ...(process.env.BENCH_GATEWAY_FLAGS ? process.env.BENCH_GATEWAY_FLAGS.split(" ") : []),
-      "--conditions=tiller-source",
+      ...(DIST ? [] : ["--conditions=tiller-source"]),
       "--import",
       "tsx",
       join(ROOT, "bench/gateway-bench-server.ts"),
+      ...(DIST ? ["--dist"] : []),
       ...(engine === "basic" ? ["--engine", "basic"] : []),
     ],
     {
@@ -342,7 +347,9 @@ const floor = summarize(TARGETS.has("floor") ? await runFloor() : skipped("ws fl
 const tiller = summarize(TARGETS.has("tiller") ? await runGateway("agent-session") : skipped("tiller gateway"));
 const basic = summarize(TARGETS.has("basic") ? await runGateway("basic") : skipped("tiller (basic)"));
 const reference = summarize(TARGETS.has("ref") ? await runGateway("agent-session", true) : skipped("tiller, ref. cl."));
-console.log(`${SESSIONS} sessions × ${DELTAS} deltas (${(SESSIONS * DELTAS).toLocaleString()} events per target)`);
+console.log(
+  `${SESSIONS} sessions × ${DELTAS} deltas (${(SESSIONS * DELTAS).toLocaleString()} events per target), gateway from ${DIST ? "its build (dist)" : "source (tsx)"}`,
+);
 console.log("target          events   seconds   events/s   p50 ms   p99 ms   RSS base→peak MB   RSS/session MB");
 for (const r of [floor, tiller, basic, reference]) {
   console.log(
