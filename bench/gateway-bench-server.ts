@@ -5,6 +5,8 @@
  *   node --conditions=tiller-source --import tsx bench/gateway-bench-server.ts [--engine basic]
  *   node --import tsx bench/gateway-bench-server.ts --dist [--engine basic]
  */
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector";
 import { join } from "node:path";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { basicSessionFactory } from "./gateway-basic-session.js";
@@ -79,3 +81,31 @@ process.on("SIGUSR2", () => {
   mem = { heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
   process.stdout.write(`stats ${JSON.stringify(stats)}\n`);
 });
+
+// --alloc-prof <file>: V8's sampling heap profile of the load (first SIGUSR2 to the second), keeping the samples of
+// objects that survived a scavenge and died later in a mark-compact, and dropping those that died young: what
+// fills the old generation (live or promoted garbage), by allocating stack. Open the file in Chrome DevTools' Memory tab.
+const allocProf = process.argv.includes("--alloc-prof") ? process.argv[process.argv.indexOf("--alloc-prof") + 1] : "";
+if (allocProf) {
+  const inspector = new Session();
+  inspector.connect();
+  const post = (method: string, params: object = {}): Promise<{ profile?: unknown }> =>
+    new Promise((resolve, reject) =>
+      inspector.post(method, params, (err, res) => (err ? reject(err) : resolve(res as { profile?: unknown }))),
+    );
+  let sampling = false;
+  process.on("SIGUSR2", () => {
+    sampling = !sampling;
+    if (sampling) {
+      void post("HeapProfiler.enable").then(() =>
+        post("HeapProfiler.startSampling", {
+          samplingInterval: 16384,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: false,
+        }),
+      );
+    } else {
+      void post("HeapProfiler.stopSampling").then((r) => writeFileSync(allocProf, JSON.stringify(r.profile)));
+    }
+  });
+}

@@ -203,6 +203,8 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
       "tsx",
       join(ROOT, "bench/gateway-bench-server.ts"),
       ...(DIST ? ["--dist"] : []),
+      // BENCH_ALLOC_PROF=<file>: what the load promoted to the old generation (see gateway-bench-server.ts).
+      ...(process.env.BENCH_ALLOC_PROF ? ["--alloc-prof", process.env.BENCH_ALLOC_PROF] : []),
       ...(engine === "basic" ? ["--engine", "basic"] : []),
     ],
     {
