@@ -5,13 +5,15 @@
  * every accepted run so `agent.wait` and `sessions.list` can answer after a restart. Statements are
  * prepared once. The writes of a run's course (started, usage, transcript path, ended) of one event-loop turn
  * are committed together in one transaction at the turn's end (`WriteBatch`); every other write, and every read,
- * first commits what is queued, so this process always reads what it wrote, in order.
+ * first commits what is queued, so this process always reads what it wrote, in order. WAL checkpoints (the
+ * index's only fsyncs) run on a worker thread (`WalCheckpointer`), never in a commit on the event loop.
  */
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { QueueDropPolicy, QueueMode } from "../config/config-types.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 import { WriteBatch } from "./write-batch.js";
 
 /** One row of the session index. `sessionFile` is "" until the first turn writes the transcript. */
@@ -143,6 +145,8 @@ export class SessionStore {
   private readonly stmts;
   /** The run-course writes of the current event-loop turn. */
   private readonly batch: WriteBatch;
+  /** WAL checkpoints on a worker thread, not in a commit on the event loop. */
+  private readonly checkpointer: WalCheckpointer;
 
   constructor(home: string) {
     this.dir = join(home, "sessions");
@@ -198,9 +202,14 @@ export class SessionStore {
       runsUnfinished: db.prepare<[], RunRowDb>("SELECT * FROM runs WHERE status IN ('accepted', 'running')"),
       runsDeleteForSession: db.prepare("DELETE FROM runs WHERE session_key = ?"),
     };
-    this.batch = new WriteBatch(db, (err) => {
-      process.stderr.write(`tiller gateway: session index write failed: ${String(err)}\n`);
+    this.checkpointer = new WalCheckpointer(db, join(this.dir, "index.sqlite"), (err) => {
+      process.stderr.write(`tiller gateway: session index checkpoints back on the event loop: ${String(err)}\n`);
     });
+    this.batch = new WriteBatch(
+      db,
+      (err) => process.stderr.write(`tiller gateway: session index write failed: ${String(err)}\n`),
+      () => this.checkpointer.committed(),
+    );
   }
 
   /** Commits the queued run-course writes now (reads and other writes do it first on their own). */
@@ -324,6 +333,7 @@ export class SessionStore {
       this.stmts.runInsert.run(runId, sessionKey, acceptedAt);
       this.stmts.lastRun.run(runId, "accepted", acceptedAt, sessionKey);
     })();
+    this.checkpointer.committed();
   }
 
   runStarted(runId: string, sessionKey: string, startedAt: number): void {
@@ -394,6 +404,7 @@ export class SessionStore {
   close(): void {
     if (!this.db.open) return;
     this.batch.flush();
+    this.checkpointer.close();
     this.db.close();
   }
 }

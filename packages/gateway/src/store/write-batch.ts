@@ -17,6 +17,8 @@ export class WriteBatch {
     private readonly db: Database.Database,
     /** Told of a write that failed (the others of its turn are still committed). */
     private readonly onError: (err: unknown) => void,
+    /** Told after each commit. */
+    private readonly onCommit: () => void = () => {},
   ) {
     this.commit = db.transaction((writes: (() => void)[]) => {
       for (const write of writes) {
@@ -50,5 +52,6 @@ export class WriteBatch {
     const writes = this.queued;
     this.queued = [];
     this.commit(writes);
+    this.onCommit();
   }
 }
