@@ -170,7 +170,12 @@ export class RunRegistry {
 
   /** A finished run's outcome with its reply payloads, read back from the ledger. */
   private withPayloads(runId: string, outcome: RunOutcome): RunOutcome {
-    const recorded = this.store.getRun(runId)?.result as RunOutcome["result"] | undefined;
+    let recorded: RunOutcome["result"] | undefined;
+    try {
+      recorded = this.store.getRun(runId)?.result as RunOutcome["result"] | undefined;
+    } catch {
+      // The index is closed (the gateway is stopping): the outcome without its payloads is all there is.
+    }
     return recorded?.payloads ? { ...outcome, result: { ...outcome.result, payloads: recorded.payloads } } : outcome;
   }
 
