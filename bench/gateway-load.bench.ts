@@ -6,10 +6,12 @@
  * same run: a bare `ws` server in its own process sending the same frames with the same pacing.
  * The reference gateway (OpenClaw, Node 24) is compared in gateway-openclaw.bench.ts; here the floor is.
  * BENCH_TARGETS=floor,tiller,basic,ref,cold picks targets; BENCH_TIMELINE=1 prints latency p50/p99 by emission time
- * (250 ms windows), which shows where the tail comes from.
+ * (250 ms windows), which shows where the tail comes from. BENCH_DIST=1 runs the gateway from its build (run
+ * `npm run build` first) instead of from source through tsx, whose keepNames transform gives every named closure
+ * an own `name` property (a property array per closure: about 4 MB of the mid-run heap at this load).
  *   BENCH_SESSIONS=200 BENCH_DELTAS=2000 npm run bench -- gateway-load
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +25,8 @@ import { waitLine } from "./wait-line.js";
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 2000);
 const ROOT = join(import.meta.dirname, "..");
+/** BENCH_DIST=1: the gateway from its build (`npm run build` first), as the product runs; else from source (tsx). */
+const DIST = process.env.BENCH_DIST === "1";
 const TL: [number, number][] = [];
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -32,9 +36,33 @@ interface Result {
   seconds: number;
   latencies: Float64Array;
   rssBaseMb: number;
+  /** RSS with every client connected, before the load (what the idle connections cost). */
+  rssConnectedMb?: number;
   rssPeakMb: number;
   /** WebSocket bytes the clients received (all frames), when measured. */
   bytes?: number;
+  /** The gateway's event loop and GC during the load (bench/gateway-bench-server.ts, SIGUSR2). */
+  stats?: GatewayStats;
+}
+
+interface GatewayStats {
+  heapTotalMb: number;
+  heapUsedMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  loopMaxMs: number;
+  loopP99Ms: number;
+  gcMs: number;
+  gcMaxMs: number;
+  gcCount: number;
+  majorGcMs: number;
+}
+
+/** Asks the bench gateway for its event-loop and GC figures since the last ask (and resets them). */
+async function gatewayStats(proc: ChildProcess): Promise<GatewayStats> {
+  const line = waitLine(proc, /stats (\{.*\})\n/);
+  proc.kill("SIGUSR2");
+  return JSON.parse((await line)[1] as string) as GatewayStats;
 }
 
 function rssMb(pid: number): number {
@@ -168,10 +196,15 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     process.execPath,
     [
       ...(process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
-      "--conditions=tiller-source",
+      // BENCH_GATEWAY_FLAGS: extra Node flags for the gateway process (--trace-gc, --heapsnapshot-signal=…).
+      ...(process.env.BENCH_GATEWAY_FLAGS ? process.env.BENCH_GATEWAY_FLAGS.split(" ") : []),
+      ...(DIST ? [] : ["--conditions=tiller-source"]),
       "--import",
       "tsx",
       join(ROOT, "bench/gateway-bench-server.ts"),
+      ...(DIST ? ["--dist"] : []),
+      // BENCH_ALLOC_PROF=<file>: what the load promoted to the old generation (see gateway-bench-server.ts).
+      ...(process.env.BENCH_ALLOC_PROF ? ["--alloc-prof", process.env.BENCH_ALLOC_PROF] : []),
       ...(engine === "basic" ? ["--engine", "basic"] : []),
     ],
     {
@@ -181,6 +214,8 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     },
   );
   try {
+    // With extra flags (--trace-gc…), what the gateway prints is shown.
+    if (process.env.BENCH_GATEWAY_FLAGS) proc.stdout?.on("data", (d: Buffer) => process.stdout.write(d));
     const url = (await waitLine(proc, /listening (ws:\/\/\S+)/))[1] as string;
     const rssBase = rssMb(proc.pid as number);
     const latencies = new Float64Array(SESSIONS * DELTAS);
@@ -209,6 +244,8 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     );
     let bytes = 0;
     for (const c of clients) c.ws.on("message", (d: Buffer) => void (bytes += d.length));
+    await gatewayStats(proc);
+    const rssConnected = rssMb(proc.pid as number);
     const sampler = startSampler(proc.pid as number);
     const t0 = now();
     const finals = await Promise.all(
@@ -222,6 +259,7 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
     );
     const seconds = (now() - t0) / 1000;
     const peak = sampler.stop();
+    const stats = await gatewayStats(proc);
     if (process.env.BENCH_TIMELINE) {
       const buckets = new Map<number, number[]>();
       for (const [emit, lat] of TL) {
@@ -248,7 +286,9 @@ async function runGateway(engine: "agent-session" | "basic", reference = false):
       seconds,
       latencies,
       rssBaseMb: rssBase,
+      rssConnectedMb: rssConnected,
       rssPeakMb: peak,
+      stats,
     };
   } finally {
     proc.kill("SIGTERM");
@@ -309,7 +349,9 @@ const floor = summarize(TARGETS.has("floor") ? await runFloor() : skipped("ws fl
 const tiller = summarize(TARGETS.has("tiller") ? await runGateway("agent-session") : skipped("tiller gateway"));
 const basic = summarize(TARGETS.has("basic") ? await runGateway("basic") : skipped("tiller (basic)"));
 const reference = summarize(TARGETS.has("ref") ? await runGateway("agent-session", true) : skipped("tiller, ref. cl."));
-console.log(`${SESSIONS} sessions × ${DELTAS} deltas (${(SESSIONS * DELTAS).toLocaleString()} events per target)`);
+console.log(
+  `${SESSIONS} sessions × ${DELTAS} deltas (${(SESSIONS * DELTAS).toLocaleString()} events per target), gateway from ${DIST ? "its build (dist)" : "source (tsx)"}`,
+);
 console.log("target          events   seconds   events/s   p50 ms   p99 ms   RSS base→peak MB   RSS/session MB");
 for (const r of [floor, tiller, basic, reference]) {
   console.log(
@@ -331,6 +373,23 @@ console.log(
 console.log(
   `ratio tiller/floor: throughput ${(tiller.eventsPerSec / floor.eventsPerSec).toFixed(2)}×, p50 latency ${(tiller.p50 / floor.p50).toFixed(2)}×, p99 latency ${(tiller.p99 / floor.p99).toFixed(2)}×`,
 );
+for (const r of [tiller, basic, reference]) {
+  if (!r.stats) continue;
+  const st = r.stats;
+  console.log(
+    `${r.name}: RSS ${r.rssBaseMb.toFixed(0)} MB idle, ${r.rssConnectedMb?.toFixed(0)} MB with ${SESSIONS} clients connected (${(((r.rssConnectedMb ?? 0) - r.rssBaseMb) / SESSIONS).toFixed(2)} MB each), ${r.rssPeakMb.toFixed(0)} MB peak; peak V8 heap ${st.heapTotalMb} MB committed, ${st.heapUsedMb} MB used; external ${st.externalMb} MB (array buffers ${st.arrayBuffersMb} MB)`,
+  );
+  console.log(
+    `${r.name}: event-loop delay max ${st.loopMaxMs.toFixed(1)} ms, p99 ${st.loopP99Ms.toFixed(1)} ms; GC ${st.gcCount} pauses, total ${st.gcMs.toFixed(0)} ms (major ${st.majorGcMs.toFixed(0)} ms), longest ${st.gcMaxMs.toFixed(1)} ms`,
+  );
+}
+if (tiller.stats) {
+  const mark = (ok: boolean): string => (ok ? "PASS" : "MISS");
+  const ratio = tiller.eventsPerSec / floor.eventsPerSec;
+  console.log(
+    `goals (issue 14), tiller gateway: p99 ${tiller.p99.toFixed(1)} ms < 50 ms ${mark(tiller.p99 < 50)} (floor p50 ${floor.p50.toFixed(1)} / p99 ${floor.p99.toFixed(1)} ms, tiller p50 ${tiller.p50.toFixed(1)} ms); throughput ${ratio.toFixed(2)}× floor ≥ 0.8× ${mark(ratio >= 0.8)}; RSS ${tiller.rssPerSessionMb.toFixed(2)} MB/session ≤ 0.5 ${mark(tiller.rssPerSessionMb <= 0.5)}`,
+  );
+}
 if (tiller.events !== SESSIONS * DELTAS)
   console.log(`note: ${SESSIONS * DELTAS - tiller.events} deltas dropped for slow clients`);
 // The reply of one run: DELTAS deltas of about 19 characters ("t<ms with µs>|").

@@ -8,6 +8,7 @@
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
 import { BlockChunker, type BreakPreference } from "./block-chunker.js";
+import { PieceText } from "./piece-text.js";
 import { ReplyDirectiveParser } from "./reply-directives.js";
 import { ThinkTagStripper } from "./think-tag-stripper.js";
 
@@ -93,11 +94,8 @@ interface MessageState {
   stripper: ThinkTagStripper;
   directives: ReplyDirectiveParser;
   chunker?: BlockChunker;
-  /**
-   * The message's visible text as pieces, joined when read (`messageText`): `+=` per delta would keep a rope node
-   * per delta for the whole message, in every session streaming at once.
-   */
-  text: string[];
+  /** The message's visible text, as pieces joined when read (`messageText`). */
+  text: PieceText;
   reasoning: string;
   started: boolean;
   /** Text held while the reply could still be the silent token. */
@@ -112,8 +110,19 @@ interface MessageState {
 
 /** A message's visible text so far (joined once; later pieces are appended to the joined text). */
 function messageText(m: MessageState): string {
-  if (m.text.length > 1) m.text = [m.text.join("")];
-  return m.text[0] ?? "";
+  return m.text.toString();
+}
+
+/** What `onAssistantDelta` gets: the cleaned delta, and the message's visible text so far when read. */
+class AssistantDelta {
+  constructor(
+    readonly delta: string,
+    private readonly m: MessageState,
+  ) {}
+
+  get text(): string {
+    return messageText(this.m);
+  }
 }
 
 interface FinishedText {
@@ -250,7 +259,7 @@ export class ReplyShaper {
       stripper: new ThinkTagStripper({ enforceFinalTag: this.opts.enforceFinalTag }),
       directives: new ReplyDirectiveParser(),
       chunker: bs ? new BlockChunker(bs) : undefined,
-      text: [],
+      text: new PieceText(),
       reasoning: "",
       started: false,
       held: "",
@@ -308,16 +317,10 @@ export class ReplyShaper {
 
   private emitVisible(s: string): void {
     const m = this.msg as MessageState;
-    m.text.push(s);
-    if (this.opts.onAssistantDelta) {
-      // The text so far is joined only if the listener reads it.
-      this.opts.onAssistantDelta({
-        delta: s,
-        get text() {
-          return messageText(m);
-        },
-      });
-    }
+    m.text.append(s);
+    // The text so far is joined only if the listener reads it; a class, not a literal with a getter, which would
+    // cost a closure and an accessor pair per delta.
+    if (this.opts.onAssistantDelta) this.opts.onAssistantDelta(new AssistantDelta(s, m));
     if (m.chunker) {
       m.chunker.append(s);
       if (this.opts.blockStreaming && this.opts.blockStreaming.break === "text_end") this.drainBlocks(false);

@@ -16,6 +16,7 @@
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
 import type { AgentStream, LifecycleData } from "../protocol/schema/events.js";
+import { PieceText } from "../reply/piece-text.js";
 import type { AgentSessionEvent } from "./embedded-session.js";
 import type { EventBus } from "./event-bus.js";
 import type { RunOutcome } from "./run-types.js";
@@ -31,11 +32,8 @@ export interface RunAddress {
 }
 
 export class EventBridge {
-  /**
-   * The reply text so far as pieces, joined (into one flat string) only when it is read. `+=` per delta would
-   * build a rope of one 32-byte node per delta that lives as long as the run, for every session.
-   */
-  private parts: string[] = [];
+  /** The reply text so far as pieces, joined (into one flat string) only when it is read (see PieceText). */
+  private parts = new PieceText();
   private textLength = 0;
   private lastCoarseAt = 0;
   /** Length of the text reference-protocol clients have; the rest goes out when due (the timer's). */
@@ -56,8 +54,7 @@ export class EventBridge {
 
   /** The reply text so far (assistant text of this run, turns separated by a blank line). */
   get text(): string {
-    if (this.parts.length > 1) this.parts = [this.parts.join("")];
-    return this.parts[0] ?? "";
+    return this.parts.toString();
   }
 
   /** Emits one `agent` event of this run; returns its seq. Droppable: may be skipped for a slow client. */
@@ -202,7 +199,8 @@ export class EventBridge {
     this.lifecycle({ phase: "start", startedAt: outcome.startedAt });
     const text = outcome.result.payloads.map((p) => p.text).join("\n\n");
     if (text) {
-      this.parts = [text];
+      this.parts = new PieceText();
+      this.parts.append(text);
       this.textLength = this.coarseSentLength = this.chatSentLength = text.length;
       this.emit("assistant", { text, delta: text });
     }
@@ -214,14 +212,14 @@ export class EventBridge {
     if (!this.sawTextInMessage && this.textLength > 0) {
       this.flushText();
       this.flushCoarse();
-      this.parts.push("\n\n");
+      this.parts.append("\n\n");
       this.textLength += 2;
       // The assistant deltas join the messages without it (only `text` has it); chat's deltaText keeps it.
       this.coarseSentLength += 2;
     }
     this.sawTextInMessage = true;
     const first = this.textLength === 0;
-    this.parts.push(delta);
+    this.parts.append(delta);
     this.textLength += delta.length;
     this.pending.push(delta);
     // The run's first text goes out now: a provider read can carry hundreds of deltas, processed in one chain of

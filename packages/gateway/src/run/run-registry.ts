@@ -1,7 +1,10 @@
 /**
  * Every run the gateway accepted: dedupe by idempotency key (runId), completion waiters for the second
  * `agent` response and `agent.wait`, and the persisted ledger for runs that ended before a restart.
- * Finished runs stay in memory for DEDUPE_TTL_MS (at most DEDUPE_MAX); older ones are read from SQLite.
+ * Finished runs stay in memory for DEDUPE_TTL_MS (at most DEDUPE_MAX); older ones are read from SQLite. A
+ * finished run's record keeps only what dedupe and waiters need: the message, images and reply payloads are
+ * released at its end (the payloads are in the ledger, read back when a repeated request asks for them), so a
+ * thousand remembered runs cost a thousand small records, not a thousand replies.
  */
 import type { RunRow, SessionStore } from "../store/session-store.js";
 import type { RunOutcome, RunRequest } from "./run-types.js";
@@ -11,10 +14,12 @@ export const DEDUPE_TTL_MS = 5 * 60_000;
 export const DEDUPE_MAX = 1000;
 
 export interface RunRecord {
+  /** Once the run is done, only its identity (runId, sessionKey, agentId, acceptedAt, source); message "". */
   request: RunRequest;
   status: "accepted" | "running" | "done";
   startedAt?: number;
   turn?: Turn;
+  /** Once done: how it ended, its `result.payloads` left empty (`whenDone` reads them back from the ledger). */
   outcome?: RunOutcome;
   finishedAt?: number;
 }
@@ -97,7 +102,6 @@ export class RunRegistry {
     if (r) {
       if (r.status === "done") return;
       r.status = "done";
-      r.outcome = outcome;
       r.turn = undefined;
       r.finishedAt = Date.now();
       this.store.runEnded({
@@ -111,6 +115,10 @@ export class RunRegistry {
         summary: outcome.summary,
         result: outcome.result,
       });
+      // The waiters below get the whole outcome; the record keeps none of the reply or the prompt.
+      r.outcome = { ...outcome, result: { ...outcome.result, payloads: [] } };
+      const { runId: id, sessionKey, agentId, acceptedAt, source } = r.request;
+      r.request = { runId: id, sessionKey, agentId, acceptedAt, source, message: "" };
       this.finishedOrder.push(runId);
       this.prune();
     }
@@ -124,7 +132,7 @@ export class RunRegistry {
   /** Resolves with the outcome when the run ends (at once if it already has). */
   whenDone(runId: string): Promise<RunOutcome> {
     const r = this.runs.get(runId);
-    if (r?.outcome) return Promise.resolve(r.outcome);
+    if (r?.outcome) return Promise.resolve(this.withPayloads(runId, r.outcome));
     return new Promise((resolve) => this.addWaiter(runId, resolve));
   }
 
@@ -158,6 +166,17 @@ export class RunRegistry {
   /** Active runs of one session. */
   activeForSession(sessionKey: string): RunRecord[] {
     return this.active().filter((r) => r.request.sessionKey === sessionKey);
+  }
+
+  /** A finished run's outcome with its reply payloads, read back from the ledger. */
+  private withPayloads(runId: string, outcome: RunOutcome): RunOutcome {
+    let recorded: RunOutcome["result"] | undefined;
+    try {
+      recorded = this.store.getRun(runId)?.result as RunOutcome["result"] | undefined;
+    } catch {
+      // The index is closed (the gateway is stopping): the outcome without its payloads is all there is.
+    }
+    return recorded?.payloads ? { ...outcome, result: { ...outcome.result, payloads: recorded.payloads } } : outcome;
   }
 
   private addWaiter(runId: string, w: Waiter): void {

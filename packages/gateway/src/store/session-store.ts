@@ -3,13 +3,18 @@
  * transcripts: $TILLER_HOME/sessions/index.sqlite and $TILLER_HOME/sessions/gateway/<agentId>/*.jsonl.
  * The index maps a session key to its session id, model, overrides and token counters; the ledger keeps
  * every accepted run so `agent.wait` and `sessions.list` can answer after a restart. Statements are
- * prepared once; every write is one short transaction, so a crash loses at most the write in flight.
+ * prepared once. The writes of a run's course (started, usage, transcript path, ended) of one event-loop turn
+ * are committed together in one transaction at the turn's end (`WriteBatch`); every other write, and every read,
+ * first commits what is queued, so this process always reads what it wrote, in order. WAL checkpoints (the
+ * index's only fsyncs) run on a worker thread (`WalCheckpointer`), never in a commit on the event loop.
  */
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { QueueDropPolicy, QueueMode } from "../config/config-types.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
+import { WriteBatch } from "./write-batch.js";
 
 /** One row of the session index. `sessionFile` is "" until the first turn writes the transcript. */
 export interface SessionEntry {
@@ -138,6 +143,10 @@ export class SessionStore {
   readonly dir: string;
   private readonly db: Database.Database;
   private readonly stmts;
+  /** The run-course writes of the current event-loop turn. */
+  private readonly batch: WriteBatch;
+  /** WAL checkpoints on a worker thread, not in a commit on the event loop. */
+  private readonly checkpointer: WalCheckpointer;
 
   constructor(home: string) {
     this.dir = join(home, "sessions");
@@ -193,15 +202,30 @@ export class SessionStore {
       runsUnfinished: db.prepare<[], RunRowDb>("SELECT * FROM runs WHERE status IN ('accepted', 'running')"),
       runsDeleteForSession: db.prepare("DELETE FROM runs WHERE session_key = ?"),
     };
+    this.checkpointer = new WalCheckpointer(db, join(this.dir, "index.sqlite"), (err) => {
+      process.stderr.write(`tiller gateway: session index checkpoints back on the event loop: ${String(err)}\n`);
+    });
+    this.batch = new WriteBatch(
+      db,
+      (err) => process.stderr.write(`tiller gateway: session index write failed: ${String(err)}\n`),
+      () => this.checkpointer.committed(),
+    );
+  }
+
+  /** Commits the queued run-course writes now (reads and other writes do it first on their own). */
+  flush(): void {
+    this.batch.flush();
   }
 
   get(key: string): SessionEntry | undefined {
+    this.batch.flush();
     const row = this.stmts.get.get(key);
     return row ? toEntry(row) : undefined;
   }
 
   /** The entry whose current session id is `sessionId`. */
   getBySessionId(sessionId: string): SessionEntry | undefined {
+    this.batch.flush();
     const row = this.stmts.bySessionId.get(sessionId);
     return row ? toEntry(row) : undefined;
   }
@@ -220,6 +244,7 @@ export class SessionStore {
    * entry with another id takes this one with a fresh transcript path, like `reset`.
    */
   adopt(key: string, agentId: string, sessionId: string, now = Date.now()): SessionEntry {
+    this.batch.flush();
     const existing = this.get(key);
     if (existing?.sessionId === sessionId) return existing;
     if (existing) this.stmts.reset.run(sessionId, "", now, key);
@@ -235,19 +260,22 @@ export class SessionStore {
   /** Records where the session's transcript lives once the engine has created it. */
   setSessionFile(key: string, file: string): void {
     if (!this.db.open) return; // late writes of runs aborted by shutdown
-    this.stmts.setFile.run(file, key);
+    this.batch.add(() => this.stmts.setFile.run(file, key));
   }
 
   list(limit = 100, offset = 0): SessionEntry[] {
+    this.batch.flush();
     return this.stmts.list.all(limit, offset).map(toEntry);
   }
 
   count(): number {
+    this.batch.flush();
     return this.stmts.count.get()?.n ?? 0;
   }
 
   /** Applies a patch; `null` clears a field. Returns the updated entry (undefined for an unknown key). */
   patch(key: string, patch: { [K in keyof SessionPatch]?: SessionPatch[K] | null }): SessionEntry | undefined {
+    this.batch.flush();
     const sets: string[] = [];
     const values: unknown[] = [];
     for (const [k, v] of Object.entries(patch)) {
@@ -266,6 +294,7 @@ export class SessionStore {
 
   /** New session id and transcript for `key` (the old transcript stays on disk). */
   reset(key: string): SessionEntry | undefined {
+    this.batch.flush();
     const entry = this.get(key);
     if (!entry) return undefined;
     const sessionId = randomUUID();
@@ -274,6 +303,7 @@ export class SessionStore {
   }
 
   delete(key: string): boolean {
+    this.batch.flush();
     const n = this.stmts.remove.run(key).changes;
     this.stmts.runsDeleteForSession.run(key);
     return n > 0;
@@ -281,53 +311,62 @@ export class SessionStore {
 
   touch(key: string): void {
     if (!this.db.open) return; // late writes of runs aborted by shutdown
-    this.stmts.touch.run(Date.now(), key);
+    const now = Date.now();
+    this.batch.add(() => this.stmts.touch.run(now, key));
   }
 
   addUsage(key: string, u: { input: number; output: number; total: number; context: number; costUsd?: number }): void {
     if (!this.db.open) return; // late writes of runs aborted by shutdown
-    this.stmts.usage.run(u.input, u.output, u.total, u.context, u.costUsd ?? 0, Date.now(), key);
+    const now = Date.now();
+    this.batch.add(() => this.stmts.usage.run(u.input, u.output, u.total, u.context, u.costUsd ?? 0, now, key));
   }
 
   markCompacted(key: string): void {
     if (!this.db.open) return; // late writes of runs aborted by shutdown
-    this.stmts.compacted.run(Date.now(), key);
+    const now = Date.now();
+    this.batch.add(() => this.stmts.compacted.run(now, key));
   }
 
   runAccepted(runId: string, sessionKey: string, acceptedAt: number): void {
+    this.batch.flush();
     this.db.transaction(() => {
       this.stmts.runInsert.run(runId, sessionKey, acceptedAt);
       this.stmts.lastRun.run(runId, "accepted", acceptedAt, sessionKey);
     })();
+    this.checkpointer.committed();
   }
 
   runStarted(runId: string, sessionKey: string, startedAt: number): void {
     if (!this.db.open) return; // late writes of runs aborted by shutdown
-    this.db.transaction(() => {
+    this.batch.add(() => {
       this.stmts.runStart.run(startedAt, runId);
       this.stmts.lastRun.run(runId, "running", startedAt, sessionKey);
-    })();
+    });
   }
 
+  /** The run's end in the ledger and the session's last-run status, committed with the turn's other writes. */
   runEnded(row: RunRow): void {
     if (!this.db.open) return; // late writes of runs aborted by shutdown
+    this.batch.add(() => this.writeRunEnd(row));
+  }
+
+  private writeRunEnd(row: RunRow): void {
     const ended = row.endedAt ?? Date.now();
-    this.db.transaction(() => {
-      this.stmts.runEnd.run(
-        row.status,
-        ended,
-        row.error ?? null,
-        row.summary ?? null,
-        row.result === undefined ? null : JSON.stringify(row.result),
-        row.startedAt ?? null,
-        row.runId,
-      );
-      this.stmts.lastRun.run(row.runId, row.status, ended, row.sessionKey);
-    })();
+    this.stmts.runEnd.run(
+      row.status,
+      ended,
+      row.error ?? null,
+      row.summary ?? null,
+      row.result === undefined ? null : JSON.stringify(row.result),
+      row.startedAt ?? null,
+      row.runId,
+    );
+    this.stmts.lastRun.run(row.runId, row.status, ended, row.sessionKey);
   }
 
   /** A run marked interrupted goes on (its approval was decided after a restart): the ledger waits for its end. */
   runReopened(runId: string, sessionKey: string, at: number): void {
+    this.batch.flush();
     this.db.transaction(() => {
       this.stmts.runReopen.run(runId);
       this.stmts.lastRun.run(runId, "accepted", at, sessionKey);
@@ -335,6 +374,7 @@ export class SessionStore {
   }
 
   getRun(runId: string): RunRow | undefined {
+    this.batch.flush();
     const r = this.stmts.runGet.get(runId);
     return r ? toRun(r) : undefined;
   }
@@ -344,10 +384,11 @@ export class SessionStore {
    * `interrupted`. Returns those runs.
    */
   markInterrupted(now = Date.now()): RunRow[] {
+    this.batch.flush();
     const rows = this.stmts.runsUnfinished.all().map(toRun);
     this.db.transaction(() => {
       for (const r of rows) {
-        this.runEnded({
+        this.writeRunEnd({
           ...r,
           status: "interrupted",
           endedAt: now,
@@ -359,8 +400,12 @@ export class SessionStore {
     return rows;
   }
 
+  /** Commits what is queued, then closes the index. */
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.batch.flush();
+    this.checkpointer.close();
+    this.db.close();
   }
 }
 
