@@ -125,6 +125,20 @@ describe("bytes a run sends, per text view", () => {
     }
   });
 
+  it("as the reference CLI, a chat.send run's final keeps its text (that answer carries none)", async () => {
+    const { client, events } = await connectClient(gw.url, { clientId: "cli", mode: "cli" });
+    const runId = randomUUID();
+    await client.request(
+      "chat.send",
+      { sessionKey: `bytes-${runId}`, message: "hi", idempotencyKey: runId },
+      { expectFinal: true },
+    );
+    await client.close();
+    const chat = events.filter((e) => e.event === "chat").map((e) => e.payload as any);
+    expect(chat.map((c) => c.state)).toEqual(["final"]);
+    expect(chat[0].message.content).toEqual([{ type: "text", text: "echo: hi" }]);
+  });
+
   it("a v4 chat client keeps the cumulative message, deltaText and the whole final, linearly", async () => {
     const { short, long, growth } = await perReplyByte({ clientId: "openclaw-tui", mode: "ui" });
     // Each snapshot at least doubles the previous one, so they add up to between one and two replies, depending
@@ -143,8 +157,9 @@ describe("bytes a run sends, per text view", () => {
       expect(chat.at(-1)?.state).toBe("final");
       expect(chat.at(-1)?.message.content[0].text.trim()).toBe(m.reply);
       expect(assistantOf(m).every((d) => d.text === undefined)).toBe(true);
-      // Snapshots (at most twice the reply), deltaText, the assistant deltas, the final and the answer.
-      expect(m.bytes).toBeLessThanOrEqual(6.5 * m.reply.length + 8_000);
+      // Snapshots (at most twice the reply, and a last whole one before the final, as the reference sends),
+      // deltaText, the assistant deltas, the final and the answer.
+      expect(m.bytes).toBeLessThanOrEqual(7.5 * m.reply.length + 8_000);
     }
   });
 

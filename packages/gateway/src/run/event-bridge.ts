@@ -29,6 +29,11 @@ export const COARSE_TEXT_MS = CHAT_DELTA_THROTTLE_MS;
 export interface RunAddress {
   readonly runId: string;
   readonly sessionKey: string;
+  /**
+   * The run was asked for with `agent`, whose final answer carries the reply's text: the `answer` view's chat
+   * final may leave it out. Unset for `chat.send` and HTTP runs (their answer has no text).
+   */
+  readonly answered?: boolean;
 }
 
 export class EventBridge {
@@ -178,7 +183,11 @@ export class EventBridge {
     };
     if (outcome.status === "ok") {
       const usage = outcome.result.meta.agentMeta.usage;
-      this.bus.emitChat({ runId, sessionKey, seq, state: "final", message, ...(usage ? { usage } : {}) });
+      this.bus.emitChat(
+        { runId, sessionKey, seq, state: "final", message, ...(usage ? { usage } : {}) },
+        false,
+        this.run.answered === true,
+      );
     } else if (outcome.status === "aborted") {
       this.bus.emitChat({ runId, sessionKey, seq, state: "aborted", message });
     } else {

@@ -33,6 +33,8 @@ export class BusEvent {
     readonly audience: Audience = "all",
     /** The seq delta-only clients see for this event (agent events). */
     readonly liteSeq: number = (payload as { seq: number }).seq,
+    /** A chat final whose text the run's `agent` answer also carries (see RunAddress.answered). */
+    readonly answered = false,
   ) {}
 
   /**
@@ -45,7 +47,7 @@ export class BusEvent {
       const p = this.payload as ChatEventPayload;
       if (p.state === "delta") return view === "chat" || view === "snapshots" ? this.json() : undefined;
       // The answer view's client reads the `agent` answer, which carries the reply, as did the deltas it got.
-      if (p.state === "final" && view === "answer" && !missedEvents && p.message) return this.jsonLean();
+      if (p.state === "final" && view === "answer" && this.answered && !missedEvents) return this.jsonLean();
       return this.json();
     }
     if (view === "deltas") return this.jsonLite();
@@ -131,8 +133,9 @@ export class EventBus {
     return seqs.full;
   }
 
-  emitChat(payload: ChatEventPayload, droppable = false): void {
-    this.dispatch(new BusEvent("chat", payload.sessionKey, payload, droppable));
+  /** Emits a `chat` event; `answered`: a final whose text the run's `agent` answer also carries. */
+  emitChat(payload: ChatEventPayload, droppable = false, answered = false): void {
+    this.dispatch(new BusEvent("chat", payload.sessionKey, payload, droppable, "all", payload.seq, answered));
   }
 
   /** The last seq of a run (0 when none). */

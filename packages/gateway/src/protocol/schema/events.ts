@@ -49,8 +49,8 @@ export const TextViewSchema = StringEnum(TEXT_VIEWS, {
   description:
     "deltas (cap tiller.delta-only): every burst of text as `assistant` {delta}, no chat deltas, finals whole. " +
     "answer (client id `cli`, the reference CLI, which reads only the `agent` answer): coalesced `assistant` " +
-    "{delta}, no chat deltas, the chat final without `message` (the deltas and the answer carry the text) unless " +
-    "the connection missed events. chat (every other v4 client): coalesced `assistant` {delta}, chat deltas with " +
+    "{delta}, no chat deltas; a run asked for with `agent` ends with a chat final without `message` (the deltas " +
+    "and the answer carry the text) unless the connection missed events. chat (every other v4 client): coalesced `assistant` {delta}, chat deltas with " +
     "the cumulative `message` and `deltaText` (the reference TUI renders the snapshot, its control UI `deltaText`), " +
     "finals whole. snapshots (protocol 3): as chat, and `assistant` events also carry the cumulative `text`.",
 });
@@ -160,7 +160,8 @@ export const ChatEventSchema = Type.Object(
   {
     description:
       "`chat`: deltas (coalesced; `message` the cumulative text, `deltaText` what is new since the previous " +
-      "delta), then final (`message` the whole reply, left out in the `answer` view), aborted or error.",
+      "delta), then final (`message` the whole reply; in the `answer` view left out of an `agent` run's final), " +
+      "aborted or error.",
   },
 );
 export type ChatEventPayload = Static<typeof ChatEventSchema>;
