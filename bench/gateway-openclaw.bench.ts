@@ -98,7 +98,7 @@ async function stopGroup(proc: ChildProcess): Promise<void> {
   clearTimeout(t);
 }
 
-/** Who a bench client says it is: the reference CLI's identity (the load) or its TUI's (the bytes check). */
+/** Who a bench client says it is: the reference CLI's identity (the load), or a v4 chat client (the bytes check). */
 interface Identity {
   name: string;
   clientId: string;
@@ -106,13 +106,12 @@ interface Identity {
   caps: string[];
 }
 const CLI: Identity = { name: "cli", clientId: "cli", mode: "cli", caps: [] };
-/** `openclaw tui`'s connect (gateway-chat in its dist): a v4 chat client. */
-const TUI: Identity = {
-  name: "tui",
-  clientId: "openclaw-tui",
-  mode: "ui",
-  caps: ["agent-kind", "plugin-approvals", "task-suggestions", "tool-events"],
-};
+/**
+ * A v4 client that gets the chat view: the reference's own gateway client library (`gateway-client`, mode
+ * `backend`, as `openclaw agent --model` connects). The TUI's identity (mode `ui`) is refused by the reference
+ * without a device identity, and it would get the same view from Tiller.
+ */
+const CHAT: Identity = { name: "gateway-client", clientId: "gateway-client", mode: "backend", caps: [] };
 
 /** Connects as a reference-protocol client (by default the CLI's client id, no Tiller capabilities). */
 function connect(url: string, onEvent?: ClientOptions["onEvent"], who: Identity = CLI) {
@@ -417,7 +416,7 @@ async function measure(
     await load(url, proc.pid as number, 1, 4); // warm-up
     const r = await load(url, proc.pid as number, SESSIONS, DELTAS);
     const perReply: Record<string, BytesPerReply | undefined> = {};
-    for (const who of BYTES_SESSIONS > 0 ? [CLI, TUI] : []) {
+    for (const who of BYTES_SESSIONS > 0 ? [CLI, CHAT] : []) {
       try {
         perReply[who.name] = await bytesPerReply(url, proc.pid as number, who);
       } catch (err) {
@@ -479,7 +478,7 @@ try {
     ["final p99 ms", (r) => pct(r.final, 99), (n) => n.toFixed(0)],
     ["bytes sent MB", (r) => r.bytes / 1e6, (n) => n.toFixed(1)],
     ["bytes per run / reply", (r) => r.bytes / r.replyChars, (n) => `${n.toFixed(2)}×`],
-    ...(["cli", "tui"] as const).flatMap((who): Row[] =>
+    ...(["cli", "gateway-client"] as const).flatMap((who): Row[] =>
       [1, 2].map((k) => [
         `  as ${who}, ${k * DELTAS} deltas`,
         (r) => r.perReply[who]?.[k === 1 ? "at1" : "at2"] ?? Number.NaN,

@@ -17,7 +17,8 @@ export type Audience = "all" | "full" | "lite";
 /**
  * One event as delivered to connections. `jsonFor(view)` is its payload as a connection with that text view
  * receives it (see `TextView`): each variant is built once, lazily, and shared by every connection of the view.
- * The variants derive from the payload alone, so an event relayed from another cluster node reads the same.
+ * The variants derive from the payload (and `answered`, which a relay from another cluster node does not carry:
+ * such a final keeps its text, which costs bytes, never text).
  */
 export class BusEvent {
   private cached: string | undefined;
