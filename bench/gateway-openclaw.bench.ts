@@ -491,12 +491,12 @@ try {
   ];
   const tiller = results.get("tiller");
   const ref = results.get("openclaw");
-  console.log(`${"".padEnd(24)}${"tiller".padStart(12)}${"openclaw".padStart(12)}${"tiller/openclaw".padStart(17)}`);
+  console.log(`${"".padEnd(34)}${"tiller".padStart(12)}${"openclaw".padStart(12)}${"tiller/openclaw".padStart(17)}`);
   for (const [label, get, fmt] of rows) {
     const a = tiller ? get(tiller) : Number.NaN;
     const b = ref ? get(ref) : Number.NaN;
     console.log(
-      `${label.padEnd(24)}${fmt(a).padStart(12)}${(ref ? fmt(b) : "-").padStart(12)}${(ref ? `${(a / b).toFixed(2)}×` : "-").padStart(17)}`,
+      `${label.padEnd(34)}${fmt(a).padStart(12)}${(ref ? fmt(b) : "-").padStart(12)}${(ref ? `${(a / b).toFixed(2)}×` : "-").padStart(17)}`,
     );
   }
   for (const [name, r] of results) {
