@@ -179,8 +179,8 @@ async function runFloor(): Promise<Result> {
 // ---- Tiller gateway ---------------------------------------------------------------------------------
 
 /**
- * `reference`: clients speak the plain reference protocol (no tiller.delta-only), so every `assistant` event
- * carries the cumulative text: what an OpenClaw client costs.
+ * `reference`: clients speak the plain reference protocol (no tiller.delta-only) with Tiller's client id, so they
+ * get the `chat` text view (coalesced deltas, chat deltas with the cumulative text): what a v4 OpenClaw client costs.
  */
 async function runGateway(engine: "agent-session" | "basic", reference = false): Promise<Result> {
   const home = mkdtempSync(join(tmpdir(), "tiller-gw-bench-"));

@@ -27,6 +27,8 @@ import { waitLine } from "./wait-line.js";
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 2000);
 const COLD_RUNS = Number(process.env.BENCH_COLD ?? 3);
+/** Sessions of the bytes check (per identity, at D and 2D deltas); 0 skips it. */
+const BYTES_SESSIONS = Number(process.env.BENCH_BYTES_SESSIONS ?? 20);
 const ROOT = join(import.meta.dirname, "..");
 const REF = join(ROOT, "bench", "reference", "openclaw", "node_modules");
 const NODE24 = join(REF, "node", "bin", "node");
@@ -96,25 +98,40 @@ async function stopGroup(proc: ChildProcess): Promise<void> {
   clearTimeout(t);
 }
 
-/** Connects as a reference-protocol client (the CLI's client id, no Tiller capabilities). */
-function connect(url: string, onEvent?: ClientOptions["onEvent"]) {
+/** Who a bench client says it is: the reference CLI's identity (the load), or a v4 chat client (the bytes check). */
+interface Identity {
+  name: string;
+  clientId: string;
+  mode: string;
+  caps: string[];
+}
+const CLI: Identity = { name: "cli", clientId: "cli", mode: "cli", caps: [] };
+/**
+ * A v4 client that gets the chat view: the reference's own gateway client library (`gateway-client`, mode
+ * `backend`, as `openclaw agent --model` connects). The TUI's identity (mode `ui`) is refused by the reference
+ * without a device identity, and it would get the same view from Tiller.
+ */
+const CHAT: Identity = { name: "gateway-client", clientId: "gateway-client", mode: "backend", caps: [] };
+
+/** Connects as a reference-protocol client (by default the CLI's client id, no Tiller capabilities). */
+function connect(url: string, onEvent?: ClientOptions["onEvent"], who: Identity = CLI) {
   return GatewayClient.connect(url, {
     token: TOKEN,
-    clientId: "cli",
-    mode: "cli",
+    clientId: who.clientId,
+    mode: who.mode,
     // Events of the sessions it subscribed to only: without it the reference sends every client every session's
     // events (200 × the traffic), which no real client of one session asks for.
-    caps: ["session-scoped-events"],
+    caps: [...who.caps, "session-scoped-events"],
     scopes: ["operator.read", "operator.write"],
     timeoutMs: 60_000,
     ...(onEvent ? { onEvent } : {}),
   });
 }
 
-async function connectRetrying(url: string, onEvent: ClientOptions["onEvent"]): Promise<GatewayClient> {
+async function connectRetrying(url: string, onEvent: ClientOptions["onEvent"], who: Identity): Promise<GatewayClient> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await connect(url, onEvent);
+      return await connect(url, onEvent, who);
     } catch (err) {
       if (attempt >= 50) throw err;
       await new Promise((r) => setTimeout(r, 100 + 50 * attempt));
@@ -260,13 +277,15 @@ interface LoadResult {
   firstDelta: Float64Array;
   final: Float64Array;
   bytes: number;
+  /** Characters of all the runs' replies (the final answers' text). */
+  replyChars: number;
   rssBaseMb: number;
   rssPeakMb: number;
   okRuns: number;
 }
 
 /** Sends one `agent` request per session at once and waits for every final answer. */
-async function load(url: string, pid: number, sessions: number, deltas: number): Promise<LoadResult> {
+async function load(url: string, pid: number, sessions: number, deltas: number, who = CLI): Promise<LoadResult> {
   const firstDelta = new Float64Array(sessions).fill(Number.NaN);
   const final = new Float64Array(sessions);
   const sentAt = new Float64Array(sessions);
@@ -295,9 +314,10 @@ async function load(url: string, pid: number, sessions: number, deltas: number):
   const clients: GatewayClient[] = [];
   while (clients.length < sessions) {
     const batch = Math.min(10, sessions - clients.length);
-    clients.push(...(await Promise.all(Array.from({ length: batch }, () => connectRetrying(url, onEvent)))));
+    clients.push(...(await Promise.all(Array.from({ length: batch }, () => connectRetrying(url, onEvent, who)))));
   }
   let bytes = 0;
+  let replyChars = 0;
   for (const c of clients) c.ws.on("message", (d: Buffer) => void (bytes += d.length));
   const keys = clients.map((_, s) => `bench-${s}-${randomUUID().slice(0, 8)}`);
   await Promise.all(clients.map((c, s) => c.request("sessions.messages.subscribe", { key: keys[s] })));
@@ -322,6 +342,8 @@ async function load(url: string, pid: number, sessions: number, deltas: number):
         .then(
           (r) => {
             final[s] = now() - (sentAt[s] as number);
+            const payloads = (r as { result?: { payloads?: { text?: string }[] } }).result?.payloads ?? [];
+            for (const p of payloads) replyChars += p.text?.length ?? 0;
             return (r as { status?: string }).status === "ok";
           },
           (err: unknown) => {
@@ -340,6 +362,7 @@ async function load(url: string, pid: number, sessions: number, deltas: number):
     firstDelta,
     final,
     bytes,
+    replyChars,
     rssBaseMb: rssBase,
     rssPeakMb: rssPeak,
     okRuns: answers.filter(Boolean).length,
@@ -358,7 +381,31 @@ async function coldStartMs(t: Target): Promise<number> {
   }
 }
 
-async function measure(t: Target): Promise<LoadResult & { coldMs: number[] }> {
+/** Bytes per run ÷ the reply, for one client identity at D and 2D deltas (linear: the two about equal). */
+interface BytesPerReply {
+  at1: number;
+  at2: number;
+  /** How much the reply and the bytes grew from D to 2D deltas. */
+  replyGrowth: number;
+  bytesGrowth: number;
+}
+
+/** The bytes check: BYTES_SESSIONS runs per identity and reply length, after the load on the same gateway. */
+async function bytesPerReply(url: string, pid: number, who: Identity): Promise<BytesPerReply> {
+  const ratio = (r: LoadResult): number => (r.replyChars > 0 ? r.bytes / r.replyChars : Number.NaN);
+  const one = await load(url, pid, BYTES_SESSIONS, DELTAS, who);
+  const two = await load(url, pid, BYTES_SESSIONS, 2 * DELTAS, who);
+  return {
+    at1: ratio(one),
+    at2: ratio(two),
+    replyGrowth: two.replyChars / one.replyChars,
+    bytesGrowth: two.bytes / one.bytes,
+  };
+}
+
+async function measure(
+  t: Target,
+): Promise<LoadResult & { coldMs: number[]; perReply: Record<string, BytesPerReply | undefined> }> {
   const coldMs: number[] = [];
   for (let i = 0; i < COLD_RUNS; i++) coldMs.push(await coldStartMs(t));
   const port = await freePort();
@@ -368,7 +415,15 @@ async function measure(t: Target): Promise<LoadResult & { coldMs: number[] }> {
     await untilHealthy(url, proc, 180_000);
     await load(url, proc.pid as number, 1, 4); // warm-up
     const r = await load(url, proc.pid as number, SESSIONS, DELTAS);
-    return { ...r, coldMs };
+    const perReply: Record<string, BytesPerReply | undefined> = {};
+    for (const who of BYTES_SESSIONS > 0 ? [CLI, CHAT] : []) {
+      try {
+        perReply[who.name] = await bytesPerReply(url, proc.pid as number, who);
+      } catch (err) {
+        console.log(`${t.name}: the bytes check as ${who.name} failed: ${err instanceof Error ? err.message : err}`);
+      }
+    }
+    return { ...r, coldMs, perReply };
   } finally {
     await stopGroup(proc);
     cleanup();
@@ -411,36 +466,49 @@ try {
       console.log(`${t.name}: the measurement failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const replyBytes = DELTAS * 19;
   console.log(
     `\n${SESSIONS} sessions × ${DELTAS} deltas on one loopback mock model (OpenAI SSE); reference-protocol clients; Tiller on Node ${process.versions.node}, OpenClaw 2026.9.6 on Node 24`,
   );
-  const rows: [string, (r: Awaited<ReturnType<typeof measure>>) => number, (n: number) => string][] = [
+  type Row = [string, (r: Awaited<ReturnType<typeof measure>>) => number, (n: number) => string];
+  const rows: Row[] = [
     ["wall s", (r) => r.seconds, (n) => n.toFixed(2)],
     ["first delta p50 ms", (r) => pct(r.firstDelta, 50), (n) => n.toFixed(0)],
     ["first delta p99 ms", (r) => pct(r.firstDelta, 99), (n) => n.toFixed(0)],
     ["final p50 ms", (r) => pct(r.final, 50), (n) => n.toFixed(0)],
     ["final p99 ms", (r) => pct(r.final, 99), (n) => n.toFixed(0)],
     ["bytes sent MB", (r) => r.bytes / 1e6, (n) => n.toFixed(1)],
-    ["bytes per run / reply", (r) => r.bytes / SESSIONS / replyBytes, (n) => `${n.toFixed(1)}×`],
+    ["bytes per run / reply", (r) => r.bytes / r.replyChars, (n) => `${n.toFixed(2)}×`],
+    ...(["cli", "gateway-client"] as const).flatMap((who): Row[] =>
+      [1, 2].map((k) => [
+        `  as ${who}, ${k * DELTAS} deltas`,
+        (r) => r.perReply[who]?.[k === 1 ? "at1" : "at2"] ?? Number.NaN,
+        (n) => `${n.toFixed(2)}×`,
+      ]),
+    ),
     ["RSS peak MB", (r) => r.rssPeakMb, (n) => n.toFixed(0)],
     ["RSS / session MB", (r) => (r.rssPeakMb - r.rssBaseMb) / SESSIONS, (n) => n.toFixed(2)],
     ["cold start ms (median)", (r) => median(r.coldMs), (n) => n.toFixed(0)],
   ];
   const tiller = results.get("tiller");
   const ref = results.get("openclaw");
-  console.log(`${"".padEnd(24)}${"tiller".padStart(12)}${"openclaw".padStart(12)}${"tiller/openclaw".padStart(17)}`);
+  console.log(`${"".padEnd(34)}${"tiller".padStart(12)}${"openclaw".padStart(12)}${"tiller/openclaw".padStart(17)}`);
   for (const [label, get, fmt] of rows) {
     const a = tiller ? get(tiller) : Number.NaN;
     const b = ref ? get(ref) : Number.NaN;
     console.log(
-      `${label.padEnd(24)}${fmt(a).padStart(12)}${(ref ? fmt(b) : "-").padStart(12)}${(ref ? `${(a / b).toFixed(2)}×` : "-").padStart(17)}`,
+      `${label.padEnd(34)}${fmt(a).padStart(12)}${(ref ? fmt(b) : "-").padStart(12)}${(ref ? `${(a / b).toFixed(2)}×` : "-").padStart(17)}`,
     );
   }
   for (const [name, r] of results) {
     if (r.okRuns !== SESSIONS) console.log(`note: ${name}: ${SESSIONS - r.okRuns} of ${SESSIONS} runs did not end ok`);
     console.log(`${name} cold starts ms: ${r.coldMs.map((x) => x.toFixed(0)).join(", ")}`);
   }
+  for (const [name, r] of results)
+    for (const [who, b] of Object.entries(r.perReply))
+      if (b)
+        console.log(
+          `${name} as ${who}: bytes per run ÷ reply ${b.at1.toFixed(2)}× at ${DELTAS} deltas, ${b.at2.toFixed(2)}× at ${2 * DELTAS} (${b.replyGrowth.toFixed(2)}× the reply: ${b.bytesGrowth.toFixed(2)}× the bytes)`,
+        );
   if (tiller && ref) {
     console.log(
       `goals: tiller ≥ 4× faster (wall ${(ref.seconds / tiller.seconds).toFixed(2)}×), ≤ 0.5× its RSS (${(tiller.rssPeakMb / ref.rssPeakMb).toFixed(2)}×), cold start < 300 ms (${median(tiller.coldMs).toFixed(0)} ms)`,

@@ -2,10 +2,10 @@
 /**
  * The assistant stream's two views. A reference-protocol client (no tiller.delta-only) gets the text coalesced
  * (the first piece at once, then when the unsent text has grown to what it already has, at most every 150 ms, with
- * no time-based floor that would make its bytes grow with the run's duration),
- * each event with the cumulative text and the concatenated delta: the text it receives adds up to a small multiple
- * of the reply, seq stays gap-free and the deltas rebuild the text exactly. A delta-only client gets every burst as
- * it comes, without the cumulative text.
+ * no time-based floor that would make its bytes grow with the run's duration), each assistant event with the
+ * concatenated delta and each chat delta beside it with the cumulative text: the text it receives adds up to a
+ * small multiple of the reply, seq stays gap-free and the deltas rebuild the text exactly. A delta-only client
+ * gets every burst as it comes, without the cumulative text.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,10 +37,13 @@ afterAll(async () => {
 async function runCounting(message: string, caps: string[] = []) {
   const { client, events } = await connectClient(gw.url, { caps });
   let assistantBytes = 0;
+  let chatDeltaBytes = 0;
   const runId = randomUUID();
   client.ws.on("message", (d) => {
     const text = String(d);
-    if (text.includes('"stream":"assistant"') && text.includes(runId)) assistantBytes += Buffer.byteLength(text);
+    if (!text.includes(runId)) return;
+    if (text.includes('"stream":"assistant"')) assistantBytes += Buffer.byteLength(text);
+    if (text.includes('"event":"chat"') && text.includes('"state":"delta"')) chatDeltaBytes += Buffer.byteLength(text);
   });
   const final: any = await client.request(
     "agent",
@@ -49,7 +52,19 @@ async function runCounting(message: string, caps: string[] = []) {
   );
   await client.close();
   const ev = agentEvents(events, runId);
-  return { final, ev, assistant: ev.filter((e) => e.stream === "assistant"), assistantBytes };
+  const chatDeltas = events
+    .filter((e) => e.event === "chat")
+    .map((e) => e.payload as any)
+    .filter((p) => p.runId === runId && p.state === "delta");
+  const snapshots = chatDeltas.map((p) => String(p.message?.content?.[0]?.text ?? ""));
+  return {
+    final,
+    ev,
+    assistant: ev.filter((e) => e.stream === "assistant"),
+    assistantBytes,
+    chatDeltaBytes,
+    snapshots,
+  };
 }
 
 describe("stream coalescing", () => {
@@ -58,17 +73,21 @@ describe("stream coalescing", () => {
     const reply = Array.from({ length: 500 }, (_, i) => `d${i} `).join("");
     expect(r.final.result.payloads[0].text).toBe(reply.trim());
     expect(r.assistant.map((e) => e.data.delta).join("")).toBe(reply);
-    expect(r.assistant.at(-1)?.data.text).toBe(reply);
+    // The cumulative text rides the chat deltas only (the run's end leaves the rest to the final).
+    expect(r.assistant.every((e) => e.data.text === undefined)).toBe(true);
+    expect(reply.startsWith(r.snapshots.at(-1) ?? "-")).toBe(true);
     // Gap-free per-run seq.
     expect(r.ev.map((e) => e.seq)).toEqual(r.ev.map((_, i) => i + 1));
     expect(r.assistant.length).toBeLessThan(50);
     // The run's first text goes out at once, not after the rest of the provider read that carried it.
-    expect(r.assistant[0]?.data.text).toBe("d0 ");
+    expect(r.assistant[0]?.data.delta).toBe("d0 ");
+    expect(r.snapshots[0]).toBe("d0 ");
     const lite = await runCounting("[slow:500:0]", ["tiller.delta-only"]);
     expect(lite.assistant[0]?.data.delta).toBe("d0 ");
     expect(lite.assistant.map((e) => e.data.delta).join("")).toBe(reply);
     // One frame per delta with the cumulative text would be ~500 × 1.2 KB; linear is a small multiple of the reply.
-    expect(r.assistantBytes).toBeLessThan(reply.length * 2 + r.assistant.length * 400);
+    expect(r.assistantBytes).toBeLessThan(reply.length + r.assistant.length * 400);
+    expect(r.chatDeltaBytes).toBeLessThan(reply.length * 3 + r.snapshots.length * 400);
   });
 
   it("spaced deltas: a delta-only client gets each as it comes; a reference client at most one per 150 ms", async () => {
@@ -80,7 +99,7 @@ describe("stream coalescing", () => {
     expect(lite.ev.map((e) => e.seq)).toEqual(lite.ev.map((_, i) => i + 1));
     const full = await runCounting("[slow:8:60]");
     expect(full.assistant.map((e) => e.data.delta).join("")).toBe("d0 d1 d2 d3 d4 d5 d6 d7 ");
-    expect(full.assistant.at(-1)?.data.text).toBe("d0 d1 d2 d3 d4 d5 d6 d7 ");
+    expect("d0 d1 d2 d3 d4 d5 d6 d7 ".startsWith(full.snapshots.at(-1) ?? "-")).toBe(true);
     // 8 deltas over ~420 ms: the first at once, then at most one per 150 ms.
     expect(full.assistant.length).toBeLessThanOrEqual(5);
     expect(full.assistant.length).toBeGreaterThanOrEqual(2);
@@ -90,7 +109,7 @@ describe("stream coalescing", () => {
     const long = await runCounting("[slow:60:25]");
     const longReply = Array.from({ length: 60 }, (_, i) => `d${i} `).join("");
     expect(long.assistant.map((e) => e.data.delta).join("")).toBe(longReply);
-    const lengths = long.assistant.map((e) => String(e.data.text ?? "").length);
+    const lengths = long.snapshots.map((t) => t.length);
     for (let i = 1; i < lengths.length - 1; i++)
       expect(lengths[i] as number).toBeGreaterThanOrEqual(2 * (lengths[i - 1] as number));
     const cumulative = lengths.reduce((n, l) => n + l, 0);

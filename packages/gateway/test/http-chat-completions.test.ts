@@ -313,7 +313,7 @@ describe("non-streaming abort", () => {
           events.some(
             (e) =>
               e.event === "agent" &&
-              (e.payload as { stream?: string; data?: { text?: string } }).data?.text?.startsWith("hang") === true,
+              (e.payload as { stream?: string; data?: { delta?: string } }).data?.delta?.startsWith("hang") === true,
           ),
         30_000,
         "the first delta",

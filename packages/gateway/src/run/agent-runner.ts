@@ -215,7 +215,10 @@ export class AgentRunner {
   private context(turn: Turn, session: SessionEntry, startedAt: number) {
     const { config, bus } = this.deps;
     const req = turn.primary;
-    const bridge = new EventBridge({ runId: turn.runId, sessionKey: req.sessionKey }, bus);
+    const bridge = new EventBridge(
+      { runId: turn.runId, sessionKey: req.sessionKey, answered: req.source === "agent" },
+      bus,
+    );
     const agent = config.agents.list.find((a) => a.id === req.agentId);
     const resolved =
       this.deps.models.resolve(req.model ?? session.model ?? agent?.model, req.provider) ??
@@ -292,7 +295,10 @@ export class AgentRunner {
 
   /** A gateway command's answer (/status, /queue, /new…) on the run's streams, as a run would send it. */
   announceCommand(req: RunRequest, outcome: RunOutcome): void {
-    new EventBridge({ runId: req.runId, sessionKey: req.sessionKey }, this.deps.bus).command(outcome);
+    new EventBridge(
+      { runId: req.runId, sessionKey: req.sessionKey, answered: req.source === "agent" },
+      this.deps.bus,
+    ).command(outcome);
   }
 }
 

@@ -4,14 +4,15 @@
  * error). The runner, gateway commands and manual compaction all announce through it; nothing else shapes an
  * `agent` or `chat` payload. Cumulative text is one growing string (appends are amortized O(1)).
  *
- * The assistant stream has two views (see `Audience` in event-bus.ts). Delta-only clients get every burst — the
+ * The assistant stream is emitted twice (see `Audience` in event-bus.ts). Delta-only clients get every burst — the
  * text deltas of one event-loop turn (one provider read) as one event — with the delta alone. Reference-protocol
  * clients get the text coalesced: the first piece at once, then an event when the unsent text is at least as long
- * as what they already have, never more often than every COARSE_TEXT_MS. So the cumulative text they receive adds up
- * to at most about twice the reply, however long or slow the run (bytes linear in its length; a time-based floor
- * such as "at least every second" would make them grow with the reply's length times its duration). The chat
- * deltas go out with those. Any other event of the run flushes both views first, so order is kept; the end flushes
- * the assistant view and leaves the chat view to the final, which carries the whole text.
+ * as what they already have, never more often than every COARSE_TEXT_MS. So the cumulative text (the chat deltas'
+ * `message`, and `text` for protocol-3 clients) adds up to at most about twice the reply, however long or slow the
+ * run (bytes linear in its length; a time-based floor such as "at least every second" would make them grow with the
+ * reply's length times its duration). The chat deltas go out with those. Any other event of the run flushes both
+ * first, so order is kept; the end flushes the assistant stream and leaves the chat view to the final, which
+ * carries the whole text. Which of these copies a connection receives is its `TextView` (BusEvent.jsonFor).
  */
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
@@ -29,6 +30,11 @@ export const COARSE_TEXT_MS = CHAT_DELTA_THROTTLE_MS;
 export interface RunAddress {
   readonly runId: string;
   readonly sessionKey: string;
+  /**
+   * The run was asked for with `agent`, whose final answer carries the reply's text: the `answer` view's chat
+   * final may leave it out. Unset for `chat.send` and HTTP runs (their answer has no text).
+   */
+  readonly answered?: boolean;
 }
 
 export class EventBridge {
@@ -174,7 +180,11 @@ export class EventBridge {
     };
     if (outcome.status === "ok") {
       const usage = outcome.result.meta.agentMeta.usage;
-      this.bus.emitChat({ runId, sessionKey, seq, state: "final", message, ...(usage ? { usage } : {}) });
+      this.bus.emitChat(
+        { runId, sessionKey, seq, state: "final", message, ...(usage ? { usage } : {}) },
+        false,
+        this.run.answered === true,
+      );
     } else if (outcome.status === "aborted") {
       this.bus.emitChat({ runId, sessionKey, seq, state: "aborted", message });
     } else {

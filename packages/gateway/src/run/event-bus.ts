@@ -3,21 +3,27 @@
  * `chat` events reuse the seq of the agent event they mirror (as the reference does). Listeners are the
  * connections' fan-out; each event's payload is serialized once, lazily, and shared by every connection.
  */
-import type { AgentEventPayload, AgentStream, ChatEventPayload } from "../protocol/schema/events.js";
+import type { AgentEventPayload, AgentStream, ChatEventPayload, TextView } from "../protocol/schema/events.js";
 
 export type { AgentEventPayload, ChatEventPayload, ChatState } from "../protocol/schema/events.js";
 
 /**
- * Who an event is for. `lite`: clients with tiller.delta-only (every burst of text, delta only); `full`:
- * reference-protocol clients (text coalesced at a bounded rate, with the cumulative text); `all`: everyone. Each
- * audience has its own per-run seq, gap-free in what that audience receives.
+ * Which run events an event was emitted for. `lite`: the `deltas` view (every burst of text, delta only);
+ * `full`: the other views (text coalesced at a bounded rate); `all`: everyone. Each audience has its own per-run
+ * seq, gap-free in what that audience receives.
  */
 export type Audience = "all" | "full" | "lite";
 
-/** One event as delivered to connections. `json()` / `jsonLite()` cache the payload's JSON. */
+/**
+ * One event as delivered to connections. `jsonFor(view)` is its payload as a connection with that text view
+ * receives it (see `TextView`): each variant is built once, lazily, and shared by every connection of the view.
+ * The variants derive from the payload (and `answered`, which a relay from another cluster node does not carry:
+ * such a final keeps its text, which costs bytes, never text).
+ */
 export class BusEvent {
   private cached: string | undefined;
   private cachedLite: string | undefined;
+  private cachedLean: string | undefined;
   constructor(
     readonly event: "agent" | "chat",
     readonly sessionKey: string,
@@ -28,8 +34,28 @@ export class BusEvent {
     readonly audience: Audience = "all",
     /** The seq delta-only clients see for this event (agent events). */
     readonly liteSeq: number = (payload as { seq: number }).seq,
+    /** A chat final whose text the run's `agent` answer also carries (see RunAddress.answered). */
+    readonly answered = false,
   ) {}
 
+  /**
+   * The payload's JSON for a connection with `view`, or undefined when the event is not for that view.
+   * `missedEvents`: the connection has skipped droppable events, so it cannot rebuild the text from deltas.
+   */
+  jsonFor(view: TextView, missedEvents: boolean): string | undefined {
+    if (this.audience === (view === "deltas" ? "full" : "lite")) return undefined;
+    if (this.event === "chat") {
+      const p = this.payload as ChatEventPayload;
+      if (p.state === "delta") return view === "chat" || view === "snapshots" ? this.json() : undefined;
+      // The answer view's client reads the `agent` answer, which carries the reply, as did the deltas it got.
+      if (p.state === "final" && view === "answer" && this.answered && !missedEvents) return this.jsonLean();
+      return this.json();
+    }
+    if (view === "deltas") return this.jsonLite();
+    return view === "snapshots" ? this.json() : this.jsonLean();
+  }
+
+  /** The payload as emitted (the `snapshots` view's). */
   json(): string {
     if (this.cached === undefined) this.cached = JSON.stringify(this.payload);
     return this.cached;
@@ -39,7 +65,7 @@ export class BusEvent {
    * For delta-only clients: their seq, and for assistant events the delta without the cumulative text, so their
    * traffic stays linear in the reply length. Chat events are the same for everyone.
    */
-  jsonLite(): string {
+  private jsonLite(): string {
     if (this.event !== "agent") return this.json();
     const p = this.payload as AgentEventPayload;
     if (this.cachedLite === undefined) {
@@ -51,6 +77,27 @@ export class BusEvent {
       }
     }
     return this.cachedLite;
+  }
+
+  /**
+   * Without the reply's text copies the view does not read: an `assistant` event without its cumulative `text`
+   * (the `answer` and `chat` views), a chat final without `message` (the `answer` view).
+   */
+  private jsonLean(): string {
+    if (this.cachedLean === undefined) {
+      if (this.event === "chat") {
+        const { message: _whole, ...rest } = this.payload as ChatEventPayload;
+        this.cachedLean = JSON.stringify(rest);
+      } else {
+        const p = this.payload as AgentEventPayload;
+        if (p.stream !== "assistant" || p.data.text === undefined) this.cachedLean = this.json();
+        else {
+          const { text: _cumulative, ...data } = p.data;
+          this.cachedLean = JSON.stringify({ ...p, data });
+        }
+      }
+    }
+    return this.cachedLean;
   }
 }
 
@@ -87,8 +134,9 @@ export class EventBus {
     return seqs.full;
   }
 
-  emitChat(payload: ChatEventPayload, droppable = false): void {
-    this.dispatch(new BusEvent("chat", payload.sessionKey, payload, droppable));
+  /** Emits a `chat` event; `answered`: a final whose text the run's `agent` answer also carries. */
+  emitChat(payload: ChatEventPayload, droppable = false, answered = false): void {
+    this.dispatch(new BusEvent("chat", payload.sessionKey, payload, droppable, "all", payload.seq, answered));
   }
 
   /** The last seq of a run (0 when none). */

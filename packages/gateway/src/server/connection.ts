@@ -8,14 +8,11 @@ import { randomUUID } from "node:crypto";
 import type { WebSocket } from "ws";
 import type { ErrorShape, ResponseFrame } from "../protocol/frames.js";
 import type { Challenge, HandshakeResult } from "../protocol/handshake.js";
+import type { TextView } from "../protocol/schema/events.js";
 import type { BusEvent } from "../run/event-bus.js";
 import type { SubscriptionIndex } from "./subscriptions.js";
 
-/**
- * Client capability: assistant events without the cumulative `text` (delta only) and no chat deltas (chat
- * final only), so traffic stays linear in the reply length.
- */
-export const CAP_DELTA_ONLY = "tiller.delta-only";
+export { CAP_DELTA_ONLY } from "./text-view.js";
 /** Client capability: receive agent/chat events of every session, not only the ones it touched. */
 export const CAP_ALL_EVENTS = "tiller.all-events";
 /**
@@ -30,6 +27,8 @@ export class Connection {
   readonly challenge: Challenge = { nonce: randomUUID(), ts: Date.now() };
   hello: HandshakeResult | undefined;
   caps = new Set<string>();
+  /** What this connection receives of a run's text (set at connect by `textViewOf`). */
+  view: TextView = "chat";
   /** Session keys whose events this connection receives. */
   readonly sessionKeys = new Set<string>();
   allSessions = false;
@@ -82,12 +81,9 @@ export class Connection {
   /** Sends a bus event as an `event` frame with this connection's next seq. */
   sendEvent(ev: BusEvent): void {
     if (this.closed) return;
-    // A delta-only client rebuilds the text from `agent` deltas; chat deltas (cumulative text) would make its
-    // traffic quadratic in the reply length. It still gets chat final / aborted / error.
-    const lite = this.caps.has(CAP_DELTA_ONLY);
-    if (ev.droppable && ev.event === "chat" && lite) return;
-    // Each audience gets its own view of the assistant stream (see Audience); seq counts only what it receives.
-    if (ev.audience === (lite ? "full" : "lite")) return;
+    // The event as this connection's text view has it, if at all (see TextView); seq counts only what it receives.
+    const payload = ev.jsonFor(this.view, this.droppedEvents > 0);
+    if (payload === undefined) return;
     const seq = ++this.seq;
     const buffered = this.ws.bufferedAmount;
     if (buffered > this.maxBufferedBytes) {
@@ -100,7 +96,6 @@ export class Connection {
         return;
       }
     }
-    const payload = lite ? ev.jsonLite() : ev.json();
     this.sendRaw(`{"type":"event","event":"${ev.event}","payload":${payload},"seq":${seq}}`);
   }
 

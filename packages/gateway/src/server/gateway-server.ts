@@ -30,6 +30,7 @@ import { CAP_ALL_EVENTS, Connection } from "./connection.js";
 import { GatewayCore, type GatewayCoreOptions } from "./gateway-core.js";
 import { InterestIndex } from "./interest-index.js";
 import { SubscriptionIndex } from "./subscriptions.js";
+import { textViewOf } from "./text-view.js";
 
 export { GATEWAY_EVENTS } from "../protocol/schema/events.js";
 /** A client that has not completed `connect` by then is disconnected. */
@@ -274,6 +275,7 @@ export class GatewayServer {
       const caps = (frame.params as { caps?: unknown }).caps;
       if (Array.isArray(caps)) for (const c of caps) if (typeof c === "string") conn.caps.add(c);
       if (conn.caps.has(CAP_ALL_EVENTS)) conn.subscribeAll();
+      conn.view = textViewOf({ protocol: hello.protocol, clientId: hello.client.id, caps: conn.caps });
       const policy = this.opts.config.gateway;
       const payload: HelloOk = {
         type: "hello-ok",

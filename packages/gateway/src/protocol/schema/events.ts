@@ -39,9 +39,30 @@ export const LifecycleDataSchema = Type.Object({
 });
 export type LifecycleData = Static<typeof LifecycleDataSchema>;
 
+/**
+ * What a connection receives of a run's text, chosen once at `connect` from what the client announced (see
+ * `textViewOf`). Each view carries the reply's text once as a stream, plus the finals the client reads, so the
+ * bytes a run sends grow linearly with the reply; the cumulative copies go only to clients whose code renders them.
+ */
+export const TEXT_VIEWS = ["deltas", "answer", "chat", "snapshots"] as const;
+export const TextViewSchema = StringEnum(TEXT_VIEWS, {
+  description:
+    "deltas (cap tiller.delta-only): every burst of text as `assistant` {delta}, no chat deltas, finals whole. " +
+    "answer (client id `cli`, the reference CLI, which reads only the `agent` answer): coalesced `assistant` " +
+    "{delta}, no chat deltas; a run asked for with `agent` ends with a chat final without `message` (the deltas " +
+    "and the answer carry the text) unless the connection missed events. chat (every other v4 client): coalesced `assistant` {delta}, chat deltas with " +
+    "the cumulative `message` and `deltaText` (the reference TUI renders the snapshot, its control UI `deltaText`), " +
+    "finals whole. snapshots (protocol 3): as chat, and `assistant` events also carry the cumulative `text`.",
+});
+export type TextView = Static<typeof TextViewSchema>;
+
 export const AssistantDataSchema = Type.Object(
   {
-    text: Type.Optional(Type.String({ description: "The cleaned cumulative text (left out for tiller.delta-only)." })),
+    text: Type.Optional(
+      Type.String({
+        description: "The cleaned cumulative text: only in the `snapshots` view (protocol 3); the deltas rebuild it.",
+      }),
+    ),
     delta: Type.String(),
     replace: Type.Optional(Type.Boolean()),
     mediaUrls: Type.Optional(Type.Array(Type.String())),
@@ -136,7 +157,12 @@ export const ChatEventSchema = Type.Object(
     usage: Type.Optional(Type.Unknown({ description: "On `final`: the run's usage (RunUsage: tokens and costUsd)." })),
     stopReason: Type.Optional(Type.String()),
   },
-  { description: "`chat`: deltas (throttled, cumulative text) then final, aborted or error." },
+  {
+    description:
+      "`chat`: deltas (coalesced; `message` the cumulative text, `deltaText` what is new since the previous " +
+      "delta), then final (`message` the whole reply; in the `answer` view left out of an `agent` run's final), " +
+      "aborted or error.",
+  },
 );
 export type ChatEventPayload = Static<typeof ChatEventSchema>;
 

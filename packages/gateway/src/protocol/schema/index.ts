@@ -46,6 +46,8 @@ export function protocolDocument(): Record<string, unknown> {
       challenge: handshake.ConnectChallengeSchema,
       connect: handshake.ConnectParamsSchema,
       helloOk: handshake.HelloOkSchema,
+      /** What the connection will receive of a run's text, chosen from what `connect` announced. */
+      textView: events.TextViewSchema,
     },
     methods,
     events: {
