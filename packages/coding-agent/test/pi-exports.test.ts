@@ -51,10 +51,6 @@ export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
     "an addition no type can hide; pi-typed listeners still receive every pi event",
   AgentSession:
     "resourceLoader, extensionRunner and tool definitions are Tiller's types (their contexts hold Tiller's ModelRegistry)",
-  AuthStorage:
-    "permanent (README, differences from pi): pi's class has private members, so no other class is assignable to it; and Tiller runs no OAuth login flow",
-  ModelRegistry:
-    "permanent: its authStorage is typed as pi's AuthStorage class, whose private members no other class matches (the extension-context check compares the other public members)",
   ExtensionRunner:
     "bindCore is not there (Tiller binds setContext/bindCommandContext and the shared runtime); its contexts hold Tiller's ModelRegistry",
   DefaultResourceLoader: "its extensions are Tiller's Extension shape (see Extension)",

@@ -22,6 +22,11 @@ type PiKnownEvent = Exclude<AgentEvent, { type: "tool_approval_request" | "tool_
 type PiKnownExtensionEvent = Exclude<T.ExtensionEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
 
 type PublicOf<C> = { [K in keyof C]: C[K] };
+/**
+ * pi's public surface with some members compared by their own public surface: where pi types a member as another
+ * of its classes with private members (nominal: only pi's own instances match), the ported program holds Tiller's.
+ */
+type PublicWith<C, O> = Omit<PublicOf<C>, keyof O> & O;
 /** pi's public surface without its `_`-prefixed members (public in TypeScript, internal by pi's convention). */
 type PiApiOf<C> = { [K in keyof C as K extends `_${string}` ? never : K]: C[K] };
 
@@ -285,6 +290,9 @@ export const output = {
 /** Classes: a Tiller instance offers every public member of pi's with a compatible type. */
 export const classes = {
   FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<Pi.FileAuthStorageBackend> => x,
+  AuthStorage: (x: T.AuthStorage): PublicOf<Pi.AuthStorage> => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  ModelRegistry: (x: T.ModelRegistry): PublicWith<Pi.ModelRegistry, { readonly authStorage: PublicOf<Pi.AuthStorage> }> => x,
   InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<Pi.InMemoryAuthStorageBackend> => x,
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
   SessionManager: (x: T.SessionManager): PiApiOf<Pi.SessionManager> => x,

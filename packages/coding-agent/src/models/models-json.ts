@@ -3,7 +3,7 @@
  * models?: [{ id, name?, reasoning?, input?, contextWindow?, maxTokens?, cost? }], modelOverrides? } } }`.
  * Comments and trailing commas are accepted (JSONC). Every problem is reported with its path in the file.
  */
-import type { ApiStreamSimpleFunction, Model } from "@tiller/ai";
+import type { ApiStreamSimpleFunction, Model, OAuthProviderInterface } from "@tiller/ai";
 
 export interface ModelDefinition {
   id: string;
@@ -36,6 +36,11 @@ export interface ProviderConfig {
    * serves `api` (required with it). Registered as that API's provider until the provider is unregistered.
    */
   streamSimple?: ApiStreamSimpleFunction;
+  /**
+   * Only from `registerProvider`: an OAuth login for this provider (its id is the provider name), registered with
+   * the registry's AuthStorage so `login(name, …)` runs it and the stored credential turns into keys through it.
+   */
+  oauth?: Omit<OAuthProviderInterface, "id">;
   /** Per-API compatibility flags (pi's `Model["compat"]` shapes; validated by the provider that reads them). */
   compat?: object;
   models?: ModelDefinition[];
