@@ -349,7 +349,8 @@ export class AgentSession extends AgentSessionCore {
     return computeSessionStats(this.sessionManager);
   }
 
-  getContextUsage(): ContextUsage {
+  /** Always an estimate (never pi's `null`: Tiller counts the compacted view too). */
+  getContextUsage(): ContextUsage & { tokens: number; percent: number } {
     const tokens = this.compaction.contextTokens(this.compaction.applyView(this.agent.state.messages));
     const contextWindow = this.model.contextWindow;
     return { tokens, contextWindow, percent: contextWindow > 0 ? (tokens / contextWindow) * 100 : 0 };

@@ -1,15 +1,20 @@
 import type { AgentTool } from "@tiller/agent";
 import type { MessageRenderer } from "../cli/tui/pi/types.js";
+import type { ModelRegistry } from "../models/model-registry.js";
+import type { ProviderConfig } from "../models/models-json.js";
 import type { ResourceDiagnostic } from "../runtime/resource-loader.js";
+import type { ReadonlySessionManager } from "../session/types.js";
 import {
+  createContextFrom,
   type ExtensionCommandContext,
   type ExtensionCommandContextActions,
   type ExtensionContext,
+  type ExtensionContextActions,
   NO_COMMAND_ACTIONS,
   unboundContext,
   withCommandActions,
 } from "./context.js";
-import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
+import { createExtensionRuntime, type ExtensionActions, type ExtensionRuntime } from "./extension-runtime.js";
 import { errorOf, type LoadedExtension } from "./instantiate.js";
 import { type ResolvedKeybindings, resolveShortcuts } from "./shortcuts.js";
 import { localExtensionSource } from "./source-info.js";
@@ -40,6 +45,24 @@ const BEFORE_EVENTS = new Set<string>([
   "session_before_tree",
 ]);
 
+/** The actions `bindCore` copies onto the shared runtime (pi's `ExtensionActions`). */
+const ACTION_NAMES = [
+  "sendMessage",
+  "sendUserMessage",
+  "appendEntry",
+  "setSessionName",
+  "getSessionName",
+  "setLabel",
+  "getActiveTools",
+  "getAllTools",
+  "setActiveTools",
+  "refreshTools",
+  "getCommands",
+  "setModel",
+  "getThinkingLevel",
+  "setThinkingLevel",
+] as const satisfies readonly (keyof ExtensionActions)[];
+
 /**
  * The dispatching half of the ExtensionRunner: the loaded extensions, the context handlers get, registered tools,
  * commands and flags, errors, and the generic event dispatch (`emit`). runner.ts adds the hooks that change what
@@ -61,16 +84,92 @@ export class ExtensionRunnerCore {
   /** The actions the extensions' APIs call (shared by the extensions of one load). */
   readonly runtime: ExtensionRuntime;
 
+  /** The session parts pi's constructor names, which `bindCore` builds the context over. */
+  private readonly host:
+    | { cwd: string; sessionManager: ReadonlySessionManager; modelRegistry: ModelRegistry }
+    | undefined;
+  /** Whether `setUIContext` was given a UI (the `hasUI` of a context `bindCore` built). */
+  private uiBound = false;
+
+  /** Tiller's form: the loaded extensions, the errors met loading them, their shared runtime. */
   constructor(
     extensions: readonly LoadedExtension[],
-    loadErrors: readonly ExtensionError[] = [],
-    runtime: ExtensionRuntime = createExtensionRuntime(),
+    loadErrors?: readonly ExtensionError[],
+    runtime?: ExtensionRuntime,
+  );
+  /** pi's form: the context is then built by `bindCore` over these session parts. */
+  constructor(
+    extensions: readonly LoadedExtension[],
+    runtime: ExtensionRuntime,
+    cwd: string,
+    sessionManager: ReadonlySessionManager,
+    modelRegistry: ModelRegistry,
+  );
+  constructor(
+    extensions: readonly LoadedExtension[],
+    second: readonly ExtensionError[] | ExtensionRuntime = [],
+    third?: ExtensionRuntime | string,
+    sessionManager?: ReadonlySessionManager,
+    modelRegistry?: ModelRegistry,
   ) {
+    const loadErrors = Array.isArray(second) ? (second as readonly ExtensionError[]) : [];
+    const runtime = Array.isArray(second) ? third : (second as ExtensionRuntime);
     this.extensions = extensions;
-    this.runtime = runtime;
+    this.runtime = typeof runtime === "object" ? runtime : createExtensionRuntime();
+    this.host =
+      typeof third === "string" && sessionManager && modelRegistry
+        ? { cwd: third, sessionManager, modelRegistry }
+        : undefined;
     this.loadErrors = [...loadErrors];
     this.pendingErrors.push(...loadErrors);
     for (const e of extensions) e.context = () => this.context;
+  }
+
+  /**
+   * pi's binding: the extensions' actions act through `actions`, contexts read the session through
+   * `contextActions` (over the session parts of pi's constructor form), and providers the extensions registered
+   * while loading are registered now (through `providerActions`, else the model registry; a failing one is
+   * reported as a `register_provider` error), later ones at once. Tiller's hosts use `setContext` and
+   * `bindExtensionRuntime` instead.
+   */
+  bindCore(
+    actions: ExtensionActions,
+    contextActions: ExtensionContextActions,
+    providerActions?: {
+      registerProvider?: (name: string, config: ProviderConfig) => void;
+      unregisterProvider?: (name: string) => void;
+    },
+  ): void {
+    const host = this.host;
+    if (!host)
+      throw new Error(
+        "bindCore needs the runner built with pi's constructor (extensions, runtime, cwd, sessionManager, modelRegistry)",
+      );
+    for (const name of ACTION_NAMES) (this.runtime as unknown as Record<string, unknown>)[name] = actions[name];
+    this.context = createContextFrom({
+      cwd: host.cwd,
+      hasUI: () => this.uiBound,
+      ui: () => this.uiContext,
+      sessionManager: host.sessionManager,
+      modelRegistry: host.modelRegistry,
+      actions: contextActions,
+    });
+    const register = (name: string, config: ProviderConfig) =>
+      providerActions?.registerProvider
+        ? providerActions.registerProvider(name, config)
+        : host.modelRegistry.registerProvider(name, config);
+    for (const { name, config, extensionPath } of this.runtime.pendingProviderRegistrations.splice(0)) {
+      try {
+        register(name, config);
+      } catch (err) {
+        this.report(errorOf(extensionPath, "register_provider", err));
+      }
+    }
+    this.runtime.registerProvider = register;
+    this.runtime.unregisterProvider = (name) =>
+      providerActions?.unregisterProvider
+        ? providerActions.unregisterProvider(name)
+        : host.modelRegistry.unregisterProvider(name);
   }
 
   /**
@@ -99,6 +198,7 @@ export class ExtensionRunnerCore {
   /** Replaces the UI handlers use (default: none — dialogs dismissed, as pi's runner without a UI). */
   setUIContext(uiContext?: ExtensionUIContext): void {
     this.uiContext = uiContext ?? createNoUIContext();
+    this.uiBound = uiContext !== undefined;
   }
 
   getUIContext(): ExtensionUIContext {
