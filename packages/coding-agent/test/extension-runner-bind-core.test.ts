@@ -48,12 +48,13 @@ type Impl = typeof pi | typeof tiller;
 
 /** What the host's actions saw, for one implementation. */
 async function runHost(impl: Impl, options: { ui: boolean; providerActions: boolean }) {
-  const loaded = await impl.discoverAndLoadExtensions([extensionFile], dir, join(dir, "agent"));
+  // One host program for both: typed with Tiller's names (the calls are the same in pi's).
+  const sdk = impl as typeof tiller;
+  const loaded = await sdk.discoverAndLoadExtensions([extensionFile], dir, join(dir, "agent"));
   expect(loaded.errors).toEqual([]);
-  const sessionManager = impl.SessionManager.inMemory(dir);
-  const modelRegistry = impl.ModelRegistry.inMemory(impl.AuthStorage.inMemory());
-  const Runner = impl.ExtensionRunner as unknown as new (...args: unknown[]) => tiller.ExtensionRunner;
-  const runner = new Runner(loaded.extensions, loaded.runtime, dir, sessionManager, modelRegistry);
+  const sessionManager = sdk.SessionManager.inMemory(dir);
+  const modelRegistry = sdk.ModelRegistry.inMemory(sdk.AuthStorage.inMemory());
+  const runner = new sdk.ExtensionRunner(loaded.extensions, loaded.runtime, dir, sessionManager, modelRegistry);
   const calls: unknown[][] = [];
   const registered: string[] = [];
   let thinking = "off";
@@ -134,8 +135,8 @@ describe("ExtensionRunner.bindCore (pi's host binding)", () => {
     expect(ours.registered).toEqual(theirs.registered);
     expect(ours.modelRegistry.find("corp", "corp-1")).toBeUndefined();
     expect(ours.runner.hasUI()).toBe(true);
-    expect((ours.calls[0]?.[2] as { hasUI: boolean }).hasUI).toBe(true);
-    expect((theirs.calls[0]?.[2] as { hasUI: boolean }).hasUI).toBe(true);
+    expect(ours.calls[0]?.[2]).toMatchObject({ hasUI: true });
+    expect(theirs.calls[0]?.[2]).toMatchObject({ hasUI: true });
   });
 
   it("reports a provider the host refuses as a register_provider error and binds the rest", async () => {
