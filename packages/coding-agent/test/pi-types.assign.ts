@@ -15,6 +15,8 @@
 import type * as Pi from "@mariozechner/pi-coding-agent";
 import type { AgentEvent } from "@tiller/agent";
 import type * as T from "@tiller/coding-agent";
+// pi's own classes (in `Pi`, pi's classes Tiller exports are Tiller's: test/public-declarations.ts).
+import type * as PiClass from "pi-declared/pi-coding-agent";
 
 /** Tiller's agent events minus the ones it adds (approvals: pi has none), the part a pi-typed listener knows. */
 type PiKnownEvent = Exclude<AgentEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
@@ -206,7 +208,7 @@ export const input = {
   AppKeybinding: (x: Pi.AppKeybinding): T.AppKeybinding => x,
   AutocompleteProviderFactory: (x: Pi.AutocompleteProviderFactory): T.AutocompleteProviderFactory => x,
   InteractiveModeOptions: (x: Pi.InteractiveModeOptions): T.InteractiveModeOptions => x,
-  KeybindingsManager: (x: Pi.KeybindingsManager): T.KeybindingsManager => x,
+  KeybindingsManager: (x: PiClass.KeybindingsManager): T.KeybindingsManager => x,
   MessageRenderer: (x: Pi.MessageRenderer): T.MessageRenderer => x,
   ReadonlyFooterDataProvider: (x: Pi.ReadonlyFooterDataProvider): T.ReadonlyFooterDataProvider => x,
   RenderDiffOptions: (x: Pi.RenderDiffOptions): T.RenderDiffOptions => x,
@@ -286,38 +288,40 @@ export const output = {
 
 /** Classes: a Tiller instance offers every public member of pi's with a compatible type. */
 export const classes = {
-  FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<Pi.FileAuthStorageBackend> => x,
-  AuthStorage: (x: T.AuthStorage): PublicOf<Pi.AuthStorage> => x,
-  ModelRegistry: (x: T.ModelRegistry): PublicOf<Pi.ModelRegistry> => x,
-  InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<Pi.InMemoryAuthStorageBackend> => x,
-  DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
+  FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<PiClass.FileAuthStorageBackend> => x,
+  AuthStorage: (x: T.AuthStorage): PublicOf<PiClass.AuthStorage> => x,
+  ModelRegistry: (x: T.ModelRegistry): PublicOf<PiClass.ModelRegistry> => x,
+  InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<PiClass.InMemoryAuthStorageBackend> => x,
+  DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<PiClass.DefaultPackageManager> => x,
   SessionManager: (x: T.SessionManager): PiApiOf<Pi.SessionManager> => x,
-  SettingsManager: (x: T.SettingsManager): PublicOf<Pi.SettingsManager> => x,
-  Theme: (x: T.Theme): PublicOf<Pi.Theme> => x,
-  KeybindingsManagerOut: (x: T.KeybindingsManager): PublicOf<Pi.KeybindingsManager> => x,
-  ArminComponent: (x: T.ArminComponent): PublicOf<Pi.ArminComponent> => x,
-  AssistantMessageComponent: (x: T.AssistantMessageComponent): PublicOf<Pi.AssistantMessageComponent> => x,
-  BashExecutionComponent: (x: T.BashExecutionComponent): PublicOf<Pi.BashExecutionComponent> => x,
-  BorderedLoader: (x: T.BorderedLoader): PublicOf<Pi.BorderedLoader> => x,
-  BranchSummaryMessageComponent: (x: T.BranchSummaryMessageComponent): PublicOf<Pi.BranchSummaryMessageComponent> => x,
+  SettingsManager: (x: T.SettingsManager): PublicOf<PiClass.SettingsManager> => x,
+  Theme: (x: T.Theme): PublicOf<PiClass.Theme> => x,
+  KeybindingsManagerOut: (x: T.KeybindingsManager): PublicOf<PiClass.KeybindingsManager> => x,
+  ArminComponent: (x: T.ArminComponent): PublicOf<PiClass.ArminComponent> => x,
+  AssistantMessageComponent: (x: T.AssistantMessageComponent): PublicOf<PiClass.AssistantMessageComponent> => x,
+  BashExecutionComponent: (x: T.BashExecutionComponent): PublicOf<PiClass.BashExecutionComponent> => x,
+  BorderedLoader: (x: T.BorderedLoader): PublicOf<PiClass.BorderedLoader> => x,
+  BranchSummaryMessageComponent: (
+    x: T.BranchSummaryMessageComponent,
+  ): PublicOf<PiClass.BranchSummaryMessageComponent> => x,
   // biome-ignore format: pi-exports.test.ts reads one check per line
-  CompactionSummaryMessageComponent: (x: T.CompactionSummaryMessageComponent): PublicOf<Pi.CompactionSummaryMessageComponent> => x,
-  CustomEditor: (x: T.CustomEditor): PublicOf<Pi.CustomEditor> => x,
-  CustomMessageComponent: (x: T.CustomMessageComponent): PublicOf<Pi.CustomMessageComponent> => x,
-  DynamicBorder: (x: T.DynamicBorder): PublicOf<Pi.DynamicBorder> => x,
-  ExtensionEditorComponent: (x: T.ExtensionEditorComponent): PublicOf<Pi.ExtensionEditorComponent> => x,
-  ExtensionInputComponent: (x: T.ExtensionInputComponent): PublicOf<Pi.ExtensionInputComponent> => x,
-  ExtensionSelectorComponent: (x: T.ExtensionSelectorComponent): PublicOf<Pi.ExtensionSelectorComponent> => x,
-  InteractiveMode: (x: T.InteractiveMode): PublicOf<Pi.InteractiveMode> => x,
-  LoginDialogComponent: (x: T.LoginDialogComponent): PublicOf<Pi.LoginDialogComponent> => x,
-  ModelSelectorComponent: (x: T.ModelSelectorComponent): PublicOf<Pi.ModelSelectorComponent> => x,
-  OAuthSelectorComponent: (x: T.OAuthSelectorComponent): PublicOf<Pi.OAuthSelectorComponent> => x,
-  SettingsSelectorComponent: (x: T.SettingsSelectorComponent): PublicOf<Pi.SettingsSelectorComponent> => x,
-  ShowImagesSelectorComponent: (x: T.ShowImagesSelectorComponent): PublicOf<Pi.ShowImagesSelectorComponent> => x,
+  CompactionSummaryMessageComponent: (x: T.CompactionSummaryMessageComponent): PublicOf<PiClass.CompactionSummaryMessageComponent> => x,
+  CustomEditor: (x: T.CustomEditor): PublicOf<PiClass.CustomEditor> => x,
+  CustomMessageComponent: (x: T.CustomMessageComponent): PublicOf<PiClass.CustomMessageComponent> => x,
+  DynamicBorder: (x: T.DynamicBorder): PublicOf<PiClass.DynamicBorder> => x,
+  ExtensionEditorComponent: (x: T.ExtensionEditorComponent): PublicOf<PiClass.ExtensionEditorComponent> => x,
+  ExtensionInputComponent: (x: T.ExtensionInputComponent): PublicOf<PiClass.ExtensionInputComponent> => x,
+  ExtensionSelectorComponent: (x: T.ExtensionSelectorComponent): PublicOf<PiClass.ExtensionSelectorComponent> => x,
+  InteractiveMode: (x: T.InteractiveMode): PublicOf<PiClass.InteractiveMode> => x,
+  LoginDialogComponent: (x: T.LoginDialogComponent): PublicOf<PiClass.LoginDialogComponent> => x,
+  ModelSelectorComponent: (x: T.ModelSelectorComponent): PublicOf<PiClass.ModelSelectorComponent> => x,
+  OAuthSelectorComponent: (x: T.OAuthSelectorComponent): PublicOf<PiClass.OAuthSelectorComponent> => x,
+  SettingsSelectorComponent: (x: T.SettingsSelectorComponent): PublicOf<PiClass.SettingsSelectorComponent> => x,
+  ShowImagesSelectorComponent: (x: T.ShowImagesSelectorComponent): PublicOf<PiClass.ShowImagesSelectorComponent> => x,
   // biome-ignore format: pi-exports.test.ts reads one check per line
-  SkillInvocationMessageComponent: (x: T.SkillInvocationMessageComponent): PublicOf<Pi.SkillInvocationMessageComponent> => x,
-  ThemeSelectorComponent: (x: T.ThemeSelectorComponent): PublicOf<Pi.ThemeSelectorComponent> => x,
-  ThinkingSelectorComponent: (x: T.ThinkingSelectorComponent): PublicOf<Pi.ThinkingSelectorComponent> => x,
-  ToolExecutionComponent: (x: T.ToolExecutionComponent): PublicOf<Pi.ToolExecutionComponent> => x,
-  UserMessageComponent: (x: T.UserMessageComponent): PublicOf<Pi.UserMessageComponent> => x,
+  SkillInvocationMessageComponent: (x: T.SkillInvocationMessageComponent): PublicOf<PiClass.SkillInvocationMessageComponent> => x,
+  ThemeSelectorComponent: (x: T.ThemeSelectorComponent): PublicOf<PiClass.ThemeSelectorComponent> => x,
+  ThinkingSelectorComponent: (x: T.ThinkingSelectorComponent): PublicOf<PiClass.ThinkingSelectorComponent> => x,
+  ToolExecutionComponent: (x: T.ToolExecutionComponent): PublicOf<PiClass.ToolExecutionComponent> => x,
+  UserMessageComponent: (x: T.UserMessageComponent): PublicOf<PiClass.UserMessageComponent> => x,
 };

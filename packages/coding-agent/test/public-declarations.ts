@@ -9,13 +9,28 @@
  * that mentions a class (pi's ModelRegistry in every extension context) for a reason no program meets; with the
  * private and protected members removed on both sides, tsc compares what a program can use, with everything else
  * TypeScript checks (overloads, generics, method bivariance) unchanged.
+ *
+ * Two views of pi: `pi-declared/<package>` is pi's declarations so stripped, which the class checks compare
+ * Tiller's classes with; `@mariozechner/<package>` is the ported program's view, where pi's classes that Tiller
+ * exports under the same name are Tiller's (the program constructs Tiller's after changing its imports), so the
+ * checks of the types that mention them (options, results, contexts) compare everything else, and each class is
+ * compared once, by its own check.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-const PI_PACKAGES = ["pi-coding-agent", "pi-ai", "pi-agent-core", "pi-tui"];
 const TILLER_PACKAGES = ["ai", "agent", "coding-agent"];
+/** pi's packages, each with the Tiller package that takes its place (pi-tui: none, Tiller uses it as it is). */
+const PI_PACKAGES: Record<string, string | undefined> = {
+  "pi-coding-agent": "coding-agent",
+  "pi-ai": "ai",
+  "pi-agent-core": "agent",
+  "pi-tui": undefined,
+};
+
+/** The classes a Tiller package exports, by package (`ai`, `agent`, `coding-agent`): the ones that replace pi's. */
+export type TillerClasses = Record<string, readonly string[]>;
 
 /**
  * `text` (a declaration file as tsc emits it) without the private and protected class members; constructors are
@@ -41,13 +56,38 @@ export function withoutPrivateMembers(text: string): string {
   return out.join("\n");
 }
 
-function copyStripped(from: string, to: string): void {
+/**
+ * `text` with each non-generic `export declare class X` of `classes` replaced by Tiller's class `X` from
+ * `tillerPackage` (a type and a value of the same name, as the class was).
+ */
+export function withTillerClasses(text: string, classes: ReadonlySet<string>, tillerPackage: string): string {
+  const lines = text.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^export declare class (\w+)(?=[ {])/.exec(lines[i] as string);
+    if (!m || !classes.has(m[1] as string)) {
+      out.push(lines[i] as string);
+      continue;
+    }
+    const name = m[1] as string;
+    while (i < lines.length && lines[i] !== "}") i++;
+    out.push(
+      `import type { ${name} as Tiller${name}__ } from "${tillerPackage}";`,
+      `import { ${name} as TillerValue${name}__ } from "${tillerPackage}";`,
+      `export type ${name} = Tiller${name}__;`,
+      `export declare const ${name}: typeof TillerValue${name}__;`,
+    );
+  }
+  return out.join("\n");
+}
+
+function copyDeclarations(from: string, to: string, edit: (text: string) => string): void {
   for (const name of readdirSync(from)) {
     const src = join(from, name);
-    if (statSync(src).isDirectory()) copyStripped(src, join(to, name));
+    if (statSync(src).isDirectory()) copyDeclarations(src, join(to, name), edit);
     else if (name.endsWith(".d.ts")) {
       mkdirSync(to, { recursive: true });
-      writeFileSync(join(to, name), withoutPrivateMembers(readFileSync(src, "utf8")));
+      writeFileSync(join(to, name), edit(readFileSync(src, "utf8")));
     }
   }
 }
@@ -57,12 +97,16 @@ function copyStripped(from: string, to: string): void {
  * a tsconfig that checks `file` against them; returns its path. Throws with tsc's output when Tiller's
  * declarations cannot be emitted.
  */
-export function preparePublicTypeCheck(root: string, file: string, out: string): string {
+export function preparePublicTypeCheck(root: string, file: string, out: string, tillerClasses: TillerClasses): string {
   rmSync(out, { recursive: true, force: true });
   const paths: Record<string, string[]> = {};
-  for (const pkg of PI_PACKAGES) {
+  for (const [pkg, tillerPkg] of Object.entries(PI_PACKAGES)) {
     const dir = join(root, "node_modules", "@mariozechner", pkg);
-    copyStripped(join(dir, "dist"), join(out, "pi", pkg, "dist"));
+    copyDeclarations(join(dir, "dist"), join(out, "declared", pkg, "dist"), withoutPrivateMembers);
+    const classes = new Set(tillerPkg ? tillerClasses[tillerPkg] : []);
+    copyDeclarations(join(dir, "dist"), join(out, "pi", pkg, "dist"), (text) =>
+      withTillerClasses(withoutPrivateMembers(text), classes, `@tiller/${tillerPkg}`),
+    );
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
       types?: string;
       exports?: Record<string, string | { types?: string }>;
@@ -70,9 +114,9 @@ export function preparePublicTypeCheck(root: string, file: string, out: string):
     for (const [sub, target] of Object.entries(manifest.exports ?? { ".": manifest.types ?? "" })) {
       const types = typeof target === "string" ? target : target.types;
       if (!types?.endsWith(".d.ts")) continue;
-      paths[sub === "." ? `@mariozechner/${pkg}` : `@mariozechner/${pkg}/${sub.slice(2)}`] = [
-        join(out, "pi", pkg, types),
-      ];
+      const spec = sub === "." ? pkg : `${pkg}/${sub.slice(2)}`;
+      paths[`@mariozechner/${spec}`] = [join(out, "pi", pkg, types)];
+      paths[`pi-declared/${spec}`] = [join(out, "declared", pkg, types)];
     }
   }
   const emitted = join(out, "emitted");
@@ -98,7 +142,7 @@ export function preparePublicTypeCheck(root: string, file: string, out: string):
   const res = spawnSync(process.execPath, [tsc, "-p", declConfig], { cwd: root, encoding: "utf8" });
   if (res.status !== 0) throw new Error(`emitting Tiller's declarations failed:\n${res.stdout}${res.stderr}`);
   for (const pkg of TILLER_PACKAGES) {
-    copyStripped(join(emitted, pkg, "src"), join(out, "tiller", pkg));
+    copyDeclarations(join(emitted, pkg, "src"), join(out, "tiller", pkg), withoutPrivateMembers);
     paths[`@tiller/${pkg}`] = [join(out, "tiller", pkg, "index.d.ts")];
   }
   const config = join(out, "tsconfig.check.json");
@@ -114,11 +158,15 @@ export function preparePublicTypeCheck(root: string, file: string, out: string):
 }
 
 /** `tsc -p` of the check's config: its output ("" when the check passes) and exit status. */
-export function runPublicTypeCheck(root: string, file: string): { output: string; status: number | null } {
+export function runPublicTypeCheck(
+  root: string,
+  file: string,
+  tillerClasses: TillerClasses,
+): { output: string; status: number | null } {
   // Inside the repository (bare imports such as typebox resolve from its node_modules), one folder per run.
   const out = join(root, "node_modules", ".cache", `pi-public-types-${process.pid}`);
   try {
-    const config = preparePublicTypeCheck(root, file, out);
+    const config = preparePublicTypeCheck(root, file, out, tillerClasses);
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
     const res = spawnSync(process.execPath, [tsc, "-p", config], { cwd: dirname(config), encoding: "utf8" });
     return { output: `${res.stdout}${res.stderr}`, status: res.status };
