@@ -34,15 +34,7 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
   CreateAgentSessionServicesOptions: "resourceLoaderOptions differ (above)",
   Extension:
     "Tiller's loaded extension keeps its tools as a list of AgentTools and has no sourceInfo (its flags, shortcuts and message renderers are pi's maps)",
-  ExtensionAPI:
-    "every member is there; its handlers get Tiller's context (pi's ModelRegistry and Theme are classes with private members), so a whole pi ExtensionAPI is checked as PiApiPart",
-  ExtensionCommandContextActions:
-    "a pi host's withSession callbacks take pi's ReplacedSessionContext (with pi's nominal ModelRegistry); Tiller's take its command context",
-  ExtensionContextActions:
-    "pi's getContextUsage may report null tokens (unknown right after a compaction); Tiller always estimates a number",
-  ExtensionFactory: "its parameter is the ExtensionAPI (above)",
   LoadExtensionsResult: "Tiller adds the `runner` that dispatches the loaded extensions",
-  MainOptions: "extensionFactories take pi's ExtensionAPI",
   ResourceLoader: "getThemes returns no pi Theme objects (no TUI themes)",
 };
 

@@ -29,50 +29,6 @@ type PublicOf<C> = { [K in keyof C]: C[K] };
 /** pi's public surface without its `_`-prefixed members (public in TypeScript, internal by pi's convention). */
 type PiApiOf<C> = { [K in keyof C as K extends `_${string}` ? never : K]: C[K] };
 
-/** pi's UI context members that hand out terminal-UI components (pi's Theme class, TUI components): Tiller's TUI has its own. */
-type PiTuiUiMembers =
-  | "theme"
-  | "custom"
-  | "setFooter"
-  | "setHeader"
-  | "setEditorComponent"
-  | "getEditorComponent"
-  | "addAutocompleteProvider"
-  | "getTheme"
-  | "setTheme"
-  | "setWidget";
-type PiUiPart = Omit<Pi.ExtensionUIContext, PiTuiUiMembers> & {
-  setWidget(key: string, content: string[] | undefined, options?: Pi.ExtensionWidgetOptions): void;
-};
-/**
- * pi's extension context as Tiller provides it: every member; `ui` without the terminal-UI members, and
- * `modelRegistry` Tiller's (pi's class is nominal through private members; its public members are Tiller's).
- */
-type PiContextPart = Omit<Pi.ExtensionContext, "ui" | "modelRegistry"> & {
-  ui: PiUiPart;
-  modelRegistry: Omit<PublicOf<Pi.ModelRegistry>, "authStorage">;
-};
-/** A pi tool definition whose `execute` reads only the context members Tiller provides (`PiContextPart`). */
-/** pi's command context as Tiller provides it: the context part, and the session controls but `withSession`'s argument (Tiller's command context). */
-type PiCommandContextPart = PiContextPart & Pick<Pi.ExtensionCommandContext, "waitForIdle" | "navigateTree" | "reload">;
-type WithContext<D extends { execute: (...a: never[]) => unknown }, C> = Omit<D, "execute"> & {
-  execute(
-    ...args: Parameters<D["execute"]> extends [...infer H, unknown] ? [...H, C] : never
-  ): ReturnType<D["execute"]>;
-};
-
-type PiRegisteredToolPart = Omit<Pi.RegisteredTool, "definition"> & {
-  definition: WithContext<Pi.ToolDefinition, PiContextPart>;
-};
-/** A pi command whose handler reads only the command-context members Tiller provides (its completions are TUI). */
-type PiCommandPart<C> = Omit<C, "handler"> & { handler: (args: string, ctx: PiCommandContextPart) => Promise<void> };
-/** A pi shortcut whose handler reads only the context members Tiller provides. */
-type PiShortcutPart = Omit<Pi.ExtensionShortcut, "handler"> & { handler: (ctx: PiContextPart) => Promise<void> | void };
-type PiUserBashHandlerPart = (
-  event: Pi.UserBashEvent,
-  ctx: PiContextPart,
-) => ReturnType<Pi.ExtensionHandler<Pi.UserBashEvent, Pi.UserBashEventResult>>;
-
 export const input = {
   AgentSessionEvent: (x: Pi.AgentSessionEvent): T.AgentSessionEvent => x,
   ParsedSkillBlock: (x: Pi.ParsedSkillBlock): T.ParsedSkillBlock => x,
@@ -173,12 +129,13 @@ export const input = {
   LsOperations: (x: Pi.LsOperations): T.LsOperations => x,
   LsToolOptions: (x: Pi.LsToolOptions): T.LsToolOptions => x,
   ToolsOptions: (x: Pi.ToolsOptions): T.ToolsOptions => x,
-  // A pi tool's execute gets Tiller's context: every pi member (see PiContextPart).
-  ToolDefinition: (x: WithContext<Pi.ToolDefinition, PiContextPart>): T.ToolDefinition => x,
-  RegisteredTool: (x: PiRegisteredToolPart): T.RegisteredTool => x,
-  RegisteredCommand: (x: PiCommandPart<Pi.RegisteredCommand>): T.RegisteredCommand => x,
-  ResolvedCommand: (x: PiCommandPart<Pi.ResolvedCommand>): T.ResolvedCommand => x,
-  ExtensionHandler: (x: PiUserBashHandlerPart): T.ExtensionHandler<T.UserBashEvent, T.UserBashEventResult> => x,
+  // A pi tool's execute, command handler, shortcut and event handler get Tiller's context: every pi member.
+  ToolDefinition: (x: Pi.ToolDefinition): T.ToolDefinition => x,
+  RegisteredTool: (x: Pi.RegisteredTool): T.RegisteredTool => x,
+  RegisteredCommand: (x: Pi.RegisteredCommand): T.RegisteredCommand => x,
+  ResolvedCommand: (x: Pi.ResolvedCommand): T.ResolvedCommand => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  ExtensionHandler: (x: Pi.ExtensionHandler<Pi.UserBashEvent, Pi.UserBashEventResult>): T.ExtensionHandler<T.UserBashEvent, T.UserBashEventResult> => x,
   ExtensionUIDialogOptions: (x: Pi.ExtensionUIDialogOptions): T.ExtensionUIDialogOptions => x,
   ExtensionWidgetOptions: (x: Pi.ExtensionWidgetOptions): T.ExtensionWidgetOptions => x,
   WidgetPlacement: (x: Pi.WidgetPlacement): T.WidgetPlacement => x,
@@ -186,7 +143,7 @@ export const input = {
   UserBashEventResult: (x: Pi.UserBashEventResult): T.UserBashEventResult => x,
   BeforeProviderRequestEventResult: (x: Pi.BeforeProviderRequestEventResult): T.BeforeProviderRequestEventResult => x,
   ExtensionFlag: (x: Pi.ExtensionFlag): T.ExtensionFlag => x,
-  ExtensionShortcut: (x: PiShortcutPart): T.ExtensionShortcut => x,
+  ExtensionShortcut: (x: Pi.ExtensionShortcut): T.ExtensionShortcut => x,
   ProviderConfig: (x: Pi.ProviderConfig): T.ProviderConfig => x,
   ProviderModelConfig: (x: Pi.ProviderModelConfig): T.ProviderModelConfig => x,
   InputSource: (x: Pi.InputSource): T.InputSource => x,
@@ -203,6 +160,11 @@ export const input = {
   VisualTruncateResult: (x: Pi.VisualTruncateResult): T.VisualTruncateResult => x,
   ModelCycleResult: (x: Pi.ModelCycleResult): T.ModelCycleResult => x,
   ExecOptions: (x: Pi.ExecOptions): T.ExecOptions => x,
+  ExtensionFactory: (x: Pi.ExtensionFactory): T.ExtensionFactory => x,
+  ExtensionContextActions: (x: Pi.ExtensionContextActions): T.ExtensionContextActions => x,
+  ExtensionCommandContextActions: (x: Pi.ExtensionCommandContextActions): T.ExtensionCommandContextActions => x,
+  MainOptions: (x: Pi.MainOptions): T.MainOptions => x,
+  ExtensionContextIn: (x: Pi.ExtensionContext): T.ExtensionContext => x,
   SlashCommandSource: (x: Pi.SlashCommandSource): T.SlashCommandSource => x,
   // Terminal UI (src/cli/tui/pi/).
   AppKeybinding: (x: Pi.AppKeybinding): T.AppKeybinding => x,
@@ -218,34 +180,6 @@ export const input = {
   ThemeColor: (x: Pi.ThemeColor): T.ThemeColor => x,
   ToolExecutionOptions: (x: Pi.ToolExecutionOptions): T.ToolExecutionOptions => x,
   WorkingIndicatorOptions: (x: Pi.WorkingIndicatorOptions): T.WorkingIndicatorOptions => x,
-};
-
-/**
- * pi's ExtensionAPI is still pending (its handlers take pi's context, its renderers pi's Theme: classes with private
- * members); all of it, with the handlers reading the context members Tiller provides (PiContextPart, PiShortcutPart)
- * and renderers the Theme's public members, but for on/registerTool/registerCommand, is checked here under a name
- * that is not pi's.
- */
-type PiApiPart = Omit<
-  Pi.ExtensionAPI,
-  "on" | "registerTool" | "registerCommand" | "registerShortcut" | "registerMessageRenderer"
-> & {
-  registerShortcut(
-    shortcut: Pi.ExtensionShortcut["shortcut"],
-    options: Omit<PiShortcutPart, "shortcut" | "extensionPath">,
-  ): void;
-  /** A pi renderer that reads the theme's public members (pi's Theme class is nominal: private fields). */
-  registerMessageRenderer<M = unknown>(
-    customType: string,
-    renderer: (
-      ...args: Parameters<Pi.MessageRenderer<M>> extends [infer A, infer B, unknown]
-        ? [A, B, PublicOf<Pi.Theme>]
-        : never
-    ) => ReturnType<Pi.MessageRenderer<M>>,
-  ): void;
-};
-export const parts = {
-  ExtensionAPIWithoutTui: (x: T.ExtensionAPI): PiApiPart => x,
 };
 
 export const output = {
@@ -271,9 +205,10 @@ export const output = {
   ToolRenderResultOptions: (x: T.ToolRenderResultOptions): Pi.ToolRenderResultOptions => x,
   ThemeColorOut: (x: T.ThemeColor): Pi.ThemeColor => x,
   AppKeybindingOut: (x: T.AppKeybinding): Pi.AppKeybinding => x,
-  ExtensionContext: (x: T.ExtensionContext): PiContextPart => x,
-  ExtensionCommandContext: (x: T.ExtensionCommandContext): PiCommandContextPart => x,
-  ExtensionUIContext: (x: T.ExtensionUIContext): PiUiPart => x,
+  ExtensionContext: (x: T.ExtensionContext): Pi.ExtensionContext => x,
+  ExtensionCommandContext: (x: T.ExtensionCommandContext): Pi.ExtensionCommandContext => x,
+  ExtensionUIContext: (x: T.ExtensionUIContext): Pi.ExtensionUIContext => x,
+  ExtensionAPI: (x: T.ExtensionAPI): Pi.ExtensionAPI => x,
   SessionBeforeCompactEvent: (x: T.SessionBeforeCompactEvent): Pi.SessionBeforeCompactEvent => x,
   SessionCompactEvent: (x: T.SessionCompactEvent): Pi.SessionCompactEvent => x,
   SessionBeforeForkEvent: (x: T.SessionBeforeForkEvent): Pi.SessionBeforeForkEvent => x,
@@ -293,7 +228,7 @@ export const classes = {
   ModelRegistry: (x: T.ModelRegistry): PublicOf<PiClass.ModelRegistry> => x,
   InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<PiClass.InMemoryAuthStorageBackend> => x,
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<PiClass.DefaultPackageManager> => x,
-  SessionManager: (x: T.SessionManager): PiApiOf<Pi.SessionManager> => x,
+  SessionManager: (x: T.SessionManager): PiApiOf<PiClass.SessionManager> => x,
   SettingsManager: (x: T.SettingsManager): PublicOf<PiClass.SettingsManager> => x,
   Theme: (x: T.Theme): PublicOf<PiClass.Theme> => x,
   KeybindingsManagerOut: (x: T.KeybindingsManager): PublicOf<PiClass.KeybindingsManager> => x,
@@ -301,9 +236,8 @@ export const classes = {
   AssistantMessageComponent: (x: T.AssistantMessageComponent): PublicOf<PiClass.AssistantMessageComponent> => x,
   BashExecutionComponent: (x: T.BashExecutionComponent): PublicOf<PiClass.BashExecutionComponent> => x,
   BorderedLoader: (x: T.BorderedLoader): PublicOf<PiClass.BorderedLoader> => x,
-  BranchSummaryMessageComponent: (
-    x: T.BranchSummaryMessageComponent,
-  ): PublicOf<PiClass.BranchSummaryMessageComponent> => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  BranchSummaryMessageComponent: (x: T.BranchSummaryMessageComponent): PublicOf<PiClass.BranchSummaryMessageComponent> => x,
   // biome-ignore format: pi-exports.test.ts reads one check per line
   CompactionSummaryMessageComponent: (x: T.CompactionSummaryMessageComponent): PublicOf<PiClass.CompactionSummaryMessageComponent> => x,
   CustomEditor: (x: T.CustomEditor): PublicOf<PiClass.CustomEditor> => x,
