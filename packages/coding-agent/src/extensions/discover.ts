@@ -24,11 +24,8 @@ export async function discoverAndLoadExtensions(
     paths: configuredPaths,
     ...(eventBus ? { eventBus } : {}),
   });
-  // The loaded objects themselves, not copies: their tools call the context of the runner that holds them last
-  // (a pi host builds its own runner over them).
-  const extensions = runner.extensions.map((e) => Object.assign(e, { resolvedPath: e.path }));
   return {
-    extensions,
+    extensions: [...runner.extensions],
     errors: runner.loadErrors.map((e) => ({ path: e.extensionPath, error: e.error })),
     runtime: runner.runtime,
     runner,

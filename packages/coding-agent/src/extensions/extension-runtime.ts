@@ -60,8 +60,8 @@ export interface ExtensionRuntimeState {
 
 export interface ExtensionRuntime extends ExtensionRuntimeState, ExtensionActions {}
 
-/** A loaded extension (pi's name), with the path it was loaded from. */
-export type Extension = LoadedExtension & { resolvedPath: string };
+/** A loaded extension (pi's name). */
+export type Extension = LoadedExtension;
 
 export interface LoadExtensionsResult {
   extensions: Extension[];

@@ -18,7 +18,7 @@ import { createExtensionRuntime, type ExtensionActions, type ExtensionRuntime } 
 import { errorOf, type LoadedExtension } from "./instantiate.js";
 import { type ResolvedKeybindings, resolveShortcuts } from "./shortcuts.js";
 import { localExtensionSource } from "./source-info.js";
-import type { RegisteredTool, ToolDefinition } from "./tool-definition.js";
+import { type RegisteredTool, type ToolDefinition, wrapToolDefinition } from "./tool-definition.js";
 import type {
   ExtensionCommand,
   ExtensionError,
@@ -77,6 +77,8 @@ export class ExtensionRunnerCore {
   /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
   private pendingErrors: ExtensionError[] = [];
   private shortcutDiagnostics: ResourceDiagnostic[] = [];
+  /** The AgentTool made for each registered definition (`toolsOf`). */
+  private agentTools = new Map<ToolDefinition, AgentTool>();
 
   /** Errors met while loading (also delivered to the first `onError` listener). */
   readonly loadErrors: readonly ExtensionError[];
@@ -122,7 +124,6 @@ export class ExtensionRunnerCore {
         : undefined;
     this.loadErrors = [...loadErrors];
     this.pendingErrors.push(...loadErrors);
-    for (const e of extensions) e.context = () => this.context;
   }
 
   /**
@@ -237,10 +238,7 @@ export class ExtensionRunnerCore {
    */
   getAllRegisteredTools(): RegisteredTool[] {
     const byName = new Map<string, RegisteredTool>();
-    for (const e of this.extensions) {
-      const sourceInfo = localExtensionSource(e.path);
-      for (const definition of e.definitions.values()) byName.set(definition.name, { definition, sourceInfo });
-    }
+    for (const e of this.extensions) for (const [name, tool] of e.tools) byName.set(name, tool);
     return [...byName.values()];
   }
 
@@ -297,8 +295,24 @@ export class ExtensionRunnerCore {
   getTools(): AgentTool<any>[] {
     // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
     const byName = new Map<string, AgentTool<any>>();
-    for (const e of this.extensions) for (const t of e.tools) byName.set(t.name, t);
+    for (const e of this.extensions) for (const t of this.toolsOf(e)) byName.set(t.name, t);
     return [...byName.values()];
+  }
+
+  /**
+   * The AgentTools of `extension`'s registered tools, each calling its definition with this runner's context.
+   * The same definition gives the same AgentTool every time (hosts compare tools by identity).
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+  toolsOf(extension: LoadedExtension): AgentTool<any>[] {
+    return [...extension.tools.values()].map(({ definition }) => {
+      let tool = this.agentTools.get(definition);
+      if (!tool) {
+        tool = wrapToolDefinition(definition, () => this.context) as AgentTool;
+        this.agentTools.set(definition, tool);
+      }
+      return tool;
+    });
   }
 
   getCommands(): Map<string, ExtensionCommand & { extension: string }> {

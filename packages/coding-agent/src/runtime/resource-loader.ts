@@ -9,7 +9,7 @@ import { loadContextFiles } from "../context/context-files.js";
 import { loadPromptTemplates, type PromptTemplate } from "../context/prompt-templates.js";
 import { loadSkills, type Skill } from "../context/skills.js";
 import type { EventBus } from "../event-bus.js";
-import type { Extension, LoadExtensionsResult } from "../extensions/extension-runtime.js";
+import type { LoadExtensionsResult } from "../extensions/extension-runtime.js";
 import { loadExtensions } from "../extensions/loader.js";
 import type { ExtensionFactory } from "../extensions/types.js";
 import { getTillerHome } from "../home.js";
@@ -119,7 +119,7 @@ export class DefaultResourceLoader implements ResourceLoader {
       ...(o.eventBus ? { eventBus: o.eventBus } : {}),
     });
     const extensions: LoadExtensionsResult = {
-      extensions: runner.extensions.map((e): Extension => ({ ...e, resolvedPath: e.path })),
+      extensions: [...runner.extensions],
       errors: runner.loadErrors.map((e) => ({ path: e.extensionPath, error: e.error })),
       runtime: runner.runtime,
       runner,
