@@ -68,8 +68,11 @@ export interface LoadExtensionsResult {
   errors: Array<{ path: string; error: string }>;
   /** Shared by all extensions; actions throw until `bindExtensionRuntime`. */
   runtime: ExtensionRuntime;
-  /** Tiller's dispatcher over the loaded extensions (hand it to the session that runs them). */
-  runner: ExtensionRunner;
+  /**
+   * Tiller's dispatcher over the loaded extensions (Tiller's loaders add it). A result without one (a pi program's
+   * own ResourceLoader) gets one on first use, `extensionRunnerOf`.
+   */
+  runner?: ExtensionRunner;
 }
 
 const NOT_BOUND = "Extension runtime not initialized. Action methods cannot be called during extension loading.";

@@ -11,6 +11,7 @@ import { loadSkills, type Skill } from "../context/skills.js";
 import type { EventBus } from "../event-bus.js";
 import type { LoadExtensionsResult } from "../extensions/extension-runtime.js";
 import { loadExtensions } from "../extensions/loader.js";
+import { type ExtensionRunner, extensionRunnerOf } from "../extensions/runner.js";
 import type { ExtensionFactory } from "../extensions/types.js";
 import { getTillerHome } from "../home.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
@@ -39,6 +40,9 @@ export interface ResourceExtensionPaths {
   promptPaths?: Array<{ path: string; metadata?: unknown }>;
   themePaths?: Array<{ path: string; metadata?: unknown }>;
 }
+
+/** What Tiller's loaders return: the result with its runner. */
+export type LoadedExtensions = LoadExtensionsResult & { runner: ExtensionRunner };
 
 export interface ResourceLoader {
   getExtensions(): LoadExtensionsResult;
@@ -92,7 +96,7 @@ function textOrFile(value: string, cwd: string): string {
 }
 
 export class DefaultResourceLoader implements ResourceLoader {
-  private extensions: LoadExtensionsResult | undefined;
+  private extensions: LoadedExtensions | undefined;
   private skills: Diagnosed<"skills", Skill> = { skills: [], diagnostics: [] };
   private prompts: Diagnosed<"prompts", PromptTemplate> = { prompts: [], diagnostics: [] };
   private themes: Diagnosed<"themes", unknown> = { themes: [], diagnostics: [] };
@@ -124,7 +128,10 @@ export class DefaultResourceLoader implements ResourceLoader {
       runtime: runner.runtime,
       runner,
     };
-    this.extensions = o.extensionsOverride ? o.extensionsOverride(extensions) : extensions;
+    const chosen = o.extensionsOverride ? o.extensionsOverride(extensions) : extensions;
+    // An override may build its result as pi's (without a runner): it gets one here, as the session would.
+    extensionRunnerOf(chosen);
+    this.extensions = chosen as LoadedExtensions;
 
     this.loadSkillSet(cwd, home);
 
@@ -145,7 +152,7 @@ export class DefaultResourceLoader implements ResourceLoader {
     this.appendSystemPrompt = o.appendSystemPromptOverride ? o.appendSystemPromptOverride(append) : append;
   }
 
-  getExtensions(): LoadExtensionsResult {
+  getExtensions(): LoadedExtensions {
     if (!this.extensions) throw new Error("DefaultResourceLoader: call reload() before reading extensions");
     return this.extensions;
   }
