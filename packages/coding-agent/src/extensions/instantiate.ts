@@ -3,20 +3,25 @@
  * (pi's `Extension`). Registered tools are kept as pi's ToolDefinitions with their source; the runner holding the
  * extension turns them into AgentTools called with its context.
  */
+import type { KeyId } from "@mariozechner/pi-tui";
 import type { MessageRenderer } from "../cli/tui/pi/types.js";
 import { createEventBus, type EventBus } from "../event-bus.js";
+import type { ExtensionCommandContext } from "./context.js";
 import { execCommand } from "./exec.js";
 import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
 import { localExtensionSource, type SourceInfo } from "./source-info.js";
 import type { RegisteredTool, ToolDefinition } from "./tool-definition.js";
 import type {
   ExtensionAPI,
-  ExtensionCommand,
   ExtensionError,
   ExtensionFactory,
   ExtensionFlag,
   ExtensionShortcut,
+  RegisteredCommand,
 } from "./types.js";
+
+/** A stored event handler, as pi types it (the runner calls it with the event and the context). */
+export type ExtensionHandlerFn = (...args: unknown[]) => Promise<unknown>;
 
 /** One extension after its factory ran: what it registered (pi's `Extension`). */
 export interface LoadedExtension {
@@ -24,17 +29,15 @@ export interface LoadedExtension {
   /** The file it was loaded from (pi's; for a factory, its name). */
   resolvedPath: string;
   sourceInfo: SourceInfo;
-  /**
-   * Its event handlers by event name. Typed by what a host reads back (pi's untyped `HandlerFn`s); `on` keeps
-   * each event's handler type.
-   */
-  handlers: Map<string, Array<(...args: never[]) => unknown>>;
+  /** Its event handlers by event name (typed as pi's; each is the event's handler, it may also answer synchronously). */
+  handlers: Map<string, ExtensionHandlerFn[]>;
   /** The registered tools by name (the later registration of a name wins), with their source. */
   tools: Map<string, RegisteredTool>;
-  commands: Map<string, ExtensionCommand>;
+  /** Its `/commands` by name, each with its name and source (pi's registered commands: handlers return a promise). */
+  commands: Map<string, RegisteredCommand & { handler: (args: string, ctx: ExtensionCommandContext) => Promise<void> }>;
   flags: Map<string, ExtensionFlag>;
   /** Keys it bound in the interactive UI, by key id as registered. */
-  shortcuts: Map<string, ExtensionShortcut>;
+  shortcuts: Map<KeyId, ExtensionShortcut>;
   /** Its renderers of custom messages, by `customType`. */
   messageRenderers: Map<string, MessageRenderer>;
 }
@@ -69,7 +72,7 @@ export async function instantiateExtension(
     cwd,
     on(event, handler) {
       const list = ext.handlers.get(event) ?? [];
-      list.push(handler);
+      list.push(handler as unknown as ExtensionHandlerFn);
       ext.handlers.set(event, list);
     },
     registerTool(tool) {
@@ -85,7 +88,16 @@ export async function instantiateExtension(
       const clean = name.replace(/^\//, "");
       if (!/^[A-Za-z0-9_.:-]+$/.test(clean)) throw new Error(`invalid command name "${name}"`);
       if (!command || typeof command.handler !== "function") throw new Error(`command "${name}" has no handler`);
-      ext.commands.set(clean, command);
+      const run = command.handler;
+      ext.commands.set(clean, {
+        ...command,
+        name: clean,
+        sourceInfo,
+        // A handler may answer synchronously; the stored one always returns a promise, as pi's.
+        handler: async (args, ctx) => {
+          await run(args, ctx);
+        },
+      });
     },
     registerShortcut(shortcut, options) {
       if (typeof shortcut !== "string" || !shortcut.trim()) throw new Error("registerShortcut needs a key id");
