@@ -20,42 +20,32 @@ const root = join(here, "..", "..", "..");
 /** pi's terminal-UI runtime exports: they come with the TUI issue, not with the SDK drop-in. */
 export const PENDING_TUI_EXPORTS: readonly string[] = [];
 
+/** Why the loaded extensions' runtime does not type as pi's. */
+const PROVIDER_CONFIG_REASON =
+  "runtime.pendingProviderRegistrations holds provider configs as Tiller accepts them, models.json's shape (a model's name, cost and window may be left out), where pi's type requires them";
+/** Why an event listener does not type as pi's. */
+const APPROVAL_EVENTS_REASON =
+  "its events include Tiller's approval events (tool_approval_request/end: the seeds' approvals), which pi's event union lacks; a pi-typed listener still receives every pi event";
+
 /** pi types without a Tiller type that a pi-typed program could use in their place yet, and why. */
 export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
-  AgentSessionConfig: "AgentSession's constructor config differs (Tiller wires compaction, retry and auth itself)",
-  AgentSessionServices: "its ResourceLoader differs (above)",
-  BuildSystemPromptOptions: "Tiller's system-prompt builder takes context files and skills directly",
-  CreateAgentSessionFromServicesOptions: "customTools are ToolDefinitions (above)",
-  CreateAgentSessionOptions:
-    "tool names, customTools (with the PiContextPart context) and noTools are accepted; pi's ResourceLoader is not (its getExtensions() has no `runner`, see LoadExtensionsResult)",
-  CreateAgentSessionResult: "its session is Tiller's AgentSession (see PENDING_PI_CLASSES); extensionsResult is there",
-  CreateAgentSessionRuntimeFactory: "its result types differ (above)",
-  CreateAgentSessionRuntimeResult: "its result types differ (above)",
-  CreateAgentSessionServicesOptions: "resourceLoaderOptions differ (above)",
-  Extension:
-    "Tiller's loaded extension keeps its tools as a list of AgentTools and has no sourceInfo (its flags, shortcuts and message renderers are pi's maps)",
-  LoadExtensionsResult: "Tiller adds the `runner` that dispatches the loaded extensions",
-  ResourceLoader: "getThemes returns no pi Theme objects (no TUI themes)",
+  CreateAgentSessionResult: PROVIDER_CONFIG_REASON,
+  CreateAgentSessionRuntimeResult: PROVIDER_CONFIG_REASON,
+  CreateAgentSessionServicesOptions: `its resourceLoaderOptions.extensionsOverride receives the loaded result: ${PROVIDER_CONFIG_REASON}`,
 };
 
 /** pi classes whose instances Tiller's do not yet match member for member, and why. */
 export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
-  RpcClient:
-    "its events include Tiller's approval events (tool_approval_request/end), which pi's AgentEvent union lacks: " +
-    "an addition no type can hide; pi-typed listeners still receive every pi event",
-  AgentSession:
-    "resourceLoader, extensionRunner and tool definitions are Tiller's types (their contexts hold Tiller's ModelRegistry)",
+  RpcClient: `onEvent and collectEvents: ${APPROVAL_EVENTS_REASON}`,
+  AgentSession: `subscribe: ${APPROVAL_EVENTS_REASON}; and resourceLoader is undefined for a session built without one (pi's always has one)`,
   ExtensionRunner:
-    "bindCore is not there (Tiller binds setContext/bindCommandContext and the shared runtime); its contexts hold Tiller's ModelRegistry",
-  DefaultResourceLoader: "its extensions are Tiller's Extension shape (see Extension)",
-  AgentSessionRuntime: "its services are typed with pi's AuthStorage class (private members, see ModelRegistry)",
-  FooterComponent: "setSession takes an AgentSession (pending above)",
+    "emit's result is a conditional type over the event, as pi's, written over the event name: tsc cannot relate two deferred conditional types (every other member matches, bindCore and pi's constructor included)",
+  DefaultResourceLoader: `getExtensions().runtime: ${PROVIDER_CONFIG_REASON}`,
+  AgentSessionRuntime: `services.resourceLoader: ${PROVIDER_CONFIG_REASON}`,
   SessionSelectorComponent:
-    "getSessionList() returns pi's SessionList, a class with private fields no other class can match: Tiller's list is its Selector",
+    "getSessionList() returns Tiller's picker list (a Selector), which lacks the members of pi's SessionList (getSelectedSessionPath, setSortMode, …)",
   TreeSelectorComponent:
-    "getTreeList() returns pi's TreeList, a class with private fields no other class can match: Tiller's list is its Selector",
-  UserMessageSelectorComponent:
-    "getMessageList() returns pi's UserMessageList, a class with private fields no other class can match: Tiller's list is its Selector",
+    "getTreeList() returns Tiller's picker list (a Selector), which lacks the members of pi's TreeList (getSearchQuery, getSelectedNode, updateNodeLabel)",
 };
 
 /** The classes a module exports. */

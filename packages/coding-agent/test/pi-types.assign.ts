@@ -165,6 +165,18 @@ export const input = {
   ExtensionCommandContextActions: (x: Pi.ExtensionCommandContextActions): T.ExtensionCommandContextActions => x,
   MainOptions: (x: Pi.MainOptions): T.MainOptions => x,
   ExtensionContextIn: (x: Pi.ExtensionContext): T.ExtensionContext => x,
+  // A pi program's own loader, its extensions and what it hands createAgentSession* (test/resource-loader-pi-program.test.ts).
+  ResourceLoader: (x: Pi.ResourceLoader): T.ResourceLoader => x,
+  LoadExtensionsResult: (x: Pi.LoadExtensionsResult): T.LoadExtensionsResult => x,
+  Extension: (x: Pi.Extension): T.Extension => x,
+  AgentSessionConfig: (x: Pi.AgentSessionConfig): T.AgentSessionConfig => x,
+  AgentSessionServices: (x: Pi.AgentSessionServices): T.AgentSessionServices => x,
+  BuildSystemPromptOptions: (x: Pi.BuildSystemPromptOptions): T.BuildSystemPromptOptions => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  CreateAgentSessionFromServicesOptions: (x: Pi.CreateAgentSessionFromServicesOptions): T.CreateAgentSessionFromServicesOptions => x,
+  CreateAgentSessionOptions: (x: Pi.CreateAgentSessionOptions): T.CreateAgentSessionOptions => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  CreateAgentSessionRuntimeFactory: (x: Pi.CreateAgentSessionRuntimeFactory): T.CreateAgentSessionRuntimeFactory => x,
   SlashCommandSource: (x: Pi.SlashCommandSource): T.SlashCommandSource => x,
   // Terminal UI (src/cli/tui/pi/).
   AppKeybinding: (x: Pi.AppKeybinding): T.AppKeybinding => x,
@@ -209,6 +221,7 @@ export const output = {
   ExtensionCommandContext: (x: T.ExtensionCommandContext): Pi.ExtensionCommandContext => x,
   ExtensionUIContext: (x: T.ExtensionUIContext): Pi.ExtensionUIContext => x,
   ExtensionAPI: (x: T.ExtensionAPI): Pi.ExtensionAPI => x,
+  ExtensionOut: (x: T.Extension): Pi.Extension => x,
   SessionBeforeCompactEvent: (x: T.SessionBeforeCompactEvent): Pi.SessionBeforeCompactEvent => x,
   SessionCompactEvent: (x: T.SessionCompactEvent): Pi.SessionCompactEvent => x,
   SessionBeforeForkEvent: (x: T.SessionBeforeForkEvent): Pi.SessionBeforeForkEvent => x,
@@ -225,6 +238,9 @@ export const output = {
 export const classes = {
   FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<PiClass.FileAuthStorageBackend> => x,
   AuthStorage: (x: T.AuthStorage): PublicOf<PiClass.AuthStorage> => x,
+  FooterComponent: (x: T.FooterComponent): PiClass.FooterComponent => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  UserMessageSelectorComponent: (x: T.UserMessageSelectorComponent): PiClass.UserMessageSelectorComponent => x,
   ModelRegistry: (x: T.ModelRegistry): PublicOf<PiClass.ModelRegistry> => x,
   InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<PiClass.InMemoryAuthStorageBackend> => x,
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<PiClass.DefaultPackageManager> => x,

@@ -10,11 +10,11 @@
  * private and protected members removed on both sides, tsc compares what a program can use, with everything else
  * TypeScript checks (overloads, generics, method bivariance) unchanged.
  *
- * Two views of pi: `pi-declared/<package>` is pi's declarations so stripped, which the class checks compare
- * Tiller's classes with; `@mariozechner/<package>` is the ported program's view, where pi's classes that Tiller
- * exports under the same name are Tiller's (the program constructs Tiller's after changing its imports), so the
- * checks of the types that mention them (options, results, contexts) compare everything else, and each class is
- * compared once, by its own check.
+ * The check sees pi as a ported program does: `@mariozechner/<package>`'s classes that Tiller exports under the
+ * same name are Tiller's (the program constructs Tiller's after changing its imports), so the checks of the types
+ * that mention them (options, results, contexts) compare everything else. Each class is compared once, by its own
+ * check, against pi's declaration of it: `pi-declared/<package>` exports those (their members' types in the same
+ * ported view: a member typed as another class is that class's own check).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -56,38 +56,44 @@ export function withoutPrivateMembers(text: string): string {
   return out.join("\n");
 }
 
+/** The name pi's own declaration of class `X` keeps in the ported view. */
+const declaredName = (name: string) => `PiDeclared__${name}`;
+
 /**
  * `text` with each non-generic `export declare class X` of `classes` replaced by Tiller's class `X` from
- * `tillerPackage` (a type and a value of the same name, as the class was).
+ * `tillerPackage` (a type and a value of the same name, as the class was); pi's declaration stays, renamed
+ * (`declaredName`). Returns the text and the classes replaced.
  */
-export function withTillerClasses(text: string, classes: ReadonlySet<string>, tillerPackage: string): string {
-  const lines = text.split("\n");
-  const out: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^export declare class (\w+)(?=[ {])/.exec(lines[i] as string);
-    if (!m || !classes.has(m[1] as string)) {
-      out.push(lines[i] as string);
-      continue;
-    }
-    const name = m[1] as string;
-    while (i < lines.length && lines[i] !== "}") i++;
-    out.push(
+export function withTillerClasses(
+  text: string,
+  classes: ReadonlySet<string>,
+  tillerPackage: string,
+): { text: string; replaced: string[] } {
+  const replaced: string[] = [];
+  const out = text.split("\n").map((line) => {
+    const m = /^export declare class (\w+)(?=[ {])/.exec(line);
+    const name = m?.[1];
+    if (!name || !classes.has(name)) return line;
+    replaced.push(name);
+    return [
       `import type { ${name} as Tiller${name}__ } from "${tillerPackage}";`,
       `import { ${name} as TillerValue${name}__ } from "${tillerPackage}";`,
       `export type ${name} = Tiller${name}__;`,
       `export declare const ${name}: typeof TillerValue${name}__;`,
-    );
-  }
-  return out.join("\n");
+      line.replace(`class ${name}`, `class ${declaredName(name)}`),
+    ].join("\n");
+  });
+  return { text: out.join("\n"), replaced };
 }
 
-function copyDeclarations(from: string, to: string, edit: (text: string) => string): void {
+/** Copies the declaration files under `from` to `to`, each through `edit` (which is told the file's path). */
+function copyDeclarations(from: string, to: string, edit: (text: string, file: string) => string): void {
   for (const name of readdirSync(from)) {
     const src = join(from, name);
     if (statSync(src).isDirectory()) copyDeclarations(src, join(to, name), edit);
     else if (name.endsWith(".d.ts")) {
       mkdirSync(to, { recursive: true });
-      writeFileSync(join(to, name), edit(readFileSync(src, "utf8")));
+      writeFileSync(join(to, name), edit(readFileSync(src, "utf8"), join(to, name)));
     }
   }
 }
@@ -102,11 +108,17 @@ export function preparePublicTypeCheck(root: string, file: string, out: string, 
   const paths: Record<string, string[]> = {};
   for (const [pkg, tillerPkg] of Object.entries(PI_PACKAGES)) {
     const dir = join(root, "node_modules", "@mariozechner", pkg);
-    copyDeclarations(join(dir, "dist"), join(out, "declared", pkg, "dist"), withoutPrivateMembers);
     const classes = new Set(tillerPkg ? tillerClasses[tillerPkg] : []);
-    copyDeclarations(join(dir, "dist"), join(out, "pi", pkg, "dist"), (text) =>
-      withTillerClasses(withoutPrivateMembers(text), classes, `@tiller/${tillerPkg}`),
-    );
+    const declared: string[] = [];
+    const dist = join(out, "pi", pkg, "dist");
+    copyDeclarations(join(dir, "dist"), dist, (text, file) => {
+      const ported = withTillerClasses(withoutPrivateMembers(text), classes, `@tiller/${tillerPkg}`);
+      const from = `./${file.slice(dist.length + 1).replace(/\.d\.ts$/, ".js")}`;
+      for (const name of ported.replaced) declared.push(`export { ${declaredName(name)} as ${name} } from "${from}";`);
+      return ported.text;
+    });
+    writeFileSync(join(dist, "pi-declared-classes.d.ts"), `${declared.join("\n")}\n`);
+    paths[`pi-declared/${pkg}`] = [join(dist, "pi-declared-classes.d.ts")];
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
       types?: string;
       exports?: Record<string, string | { types?: string }>;
@@ -116,7 +128,6 @@ export function preparePublicTypeCheck(root: string, file: string, out: string, 
       if (!types?.endsWith(".d.ts")) continue;
       const spec = sub === "." ? pkg : `${pkg}/${sub.slice(2)}`;
       paths[`@mariozechner/${spec}`] = [join(out, "pi", pkg, types)];
-      paths[`pi-declared/${spec}`] = [join(out, "declared", pkg, types)];
     }
   }
   const emitted = join(out, "emitted");

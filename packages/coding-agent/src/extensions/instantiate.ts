@@ -6,7 +6,6 @@
 import type { KeyId } from "@mariozechner/pi-tui";
 import type { MessageRenderer } from "../cli/tui/pi/types.js";
 import { createEventBus, type EventBus } from "../event-bus.js";
-import type { ExtensionCommandContext } from "./context.js";
 import { execCommand } from "./exec.js";
 import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
 import { localExtensionSource, type SourceInfo } from "./source-info.js";
@@ -34,7 +33,7 @@ export interface LoadedExtension {
   /** The registered tools by name (the later registration of a name wins), with their source. */
   tools: Map<string, RegisteredTool>;
   /** Its `/commands` by name, each with its name and source (pi's registered commands: handlers return a promise). */
-  commands: Map<string, RegisteredCommand & { handler: (args: string, ctx: ExtensionCommandContext) => Promise<void> }>;
+  commands: Map<string, RegisteredCommand>;
   flags: Map<string, ExtensionFlag>;
   /** Keys it bound in the interactive UI, by key id as registered. */
   shortcuts: Map<KeyId, ExtensionShortcut>;

@@ -1,3 +1,4 @@
+import type { KeyId } from "@mariozechner/pi-tui";
 import type { AgentTool } from "@tiller/agent";
 import type { MessageRenderer } from "../cli/tui/pi/types.js";
 import type { ModelRegistry } from "../models/model-registry.js";
@@ -17,10 +18,8 @@ import {
 import { createExtensionRuntime, type ExtensionActions, type ExtensionRuntime } from "./extension-runtime.js";
 import { errorOf, type LoadedExtension } from "./instantiate.js";
 import { type ResolvedKeybindings, resolveShortcuts } from "./shortcuts.js";
-import { localExtensionSource } from "./source-info.js";
 import { type RegisteredTool, type ToolDefinition, wrapToolDefinition } from "./tool-definition.js";
 import type {
-  ExtensionCommand,
   ExtensionError,
   ExtensionEventMap,
   ExtensionEventName,
@@ -28,6 +27,7 @@ import type {
   ExtensionResult,
   ExtensionShortcut,
   HandlerOf,
+  RegisteredCommand,
   ResolvedCommand,
 } from "./types.js";
 import { createNoUIContext, type ExtensionUIContext } from "./ui-context.js";
@@ -250,7 +250,7 @@ export class ExtensionRunnerCore {
    * The extensions' shortcuts the UI binds given the built-in keys (`keybindings`: action → keys, as the
    * keybindings manager resolves them), by lower-cased key id; the conflicts met are `getShortcutDiagnostics`.
    */
-  getShortcuts(keybindings: ResolvedKeybindings): Map<string, ExtensionShortcut> {
+  getShortcuts(keybindings: ResolvedKeybindings): Map<KeyId, ExtensionShortcut> {
     const { shortcuts, diagnostics } = resolveShortcuts(
       this.extensions.flatMap((e) => [...e.shortcuts.values()]),
       keybindings,
@@ -315,19 +315,17 @@ export class ExtensionRunnerCore {
     });
   }
 
-  getCommands(): Map<string, ExtensionCommand & { extension: string }> {
-    const out = new Map<string, ExtensionCommand & { extension: string }>();
+  getCommands(): Map<string, RegisteredCommand & { extension: string }> {
+    const out = new Map<string, RegisteredCommand & { extension: string }>();
     for (const e of this.extensions) for (const [n, c] of e.commands) out.set(n, { ...c, extension: e.path });
     return out;
   }
 
   /** Every `/command`, as `getCommands` resolves clashes (the later extension's), with its source. */
   getRegisteredCommands(): ResolvedCommand[] {
-    return [...this.getCommands()].map(([name, { extension, ...command }]) => ({
+    return [...this.getCommands()].map(([name, { extension: _extension, ...command }]) => ({
       ...command,
-      name,
       invocationName: name,
-      sourceInfo: localExtensionSource(extension),
     }));
   }
 

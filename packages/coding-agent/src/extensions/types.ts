@@ -327,7 +327,14 @@ export type AgentEndEvent = ExtensionEventMap["agent_end"];
 export type TurnStartEvent = ExtensionEventMap["turn_start"];
 export type TurnEndEvent = ExtensionEventMap["turn_end"];
 
-/** A `/command` as an extension registered it (pi's name), with the extension file it came from. */
-export type RegisteredCommand = ExtensionCommand & { name: string; sourceInfo: SourceInfo };
+/**
+ * A `/command` as an extension registered it (pi's name), with the extension file it came from. Its handler
+ * returns a promise (the registered one may answer synchronously; the runner wraps it).
+ */
+export type RegisteredCommand = Omit<ExtensionCommand, "handler"> & {
+  name: string;
+  sourceInfo: SourceInfo;
+  handler: (args: string, ctx: ExtensionCommandContext) => Promise<void>;
+};
 /** A registered command with the name that invokes it (pi's; Tiller invokes a command by its own name). */
 export type ResolvedCommand = RegisteredCommand & { invocationName: string };
