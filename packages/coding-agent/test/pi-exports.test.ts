@@ -38,8 +38,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {
 export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   RpcClient: `onEvent and collectEvents: ${APPROVAL_EVENTS_REASON}`,
   AgentSession: `subscribe: ${APPROVAL_EVENTS_REASON}; and resourceLoader is undefined for a session built without one (pi's always has one)`,
-  ExtensionRunner:
-    "emit's result is a conditional type over the event, as pi's, written over the event name: tsc cannot relate two deferred conditional types (every other member matches, bindCore and pi's constructor included)",
   DefaultResourceLoader: `getExtensions().runtime: ${PROVIDER_CONFIG_REASON}`,
   AgentSessionRuntime: `services.resourceLoader: ${PROVIDER_CONFIG_REASON}`,
   SessionSelectorComponent:

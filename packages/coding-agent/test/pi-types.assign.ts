@@ -238,6 +238,7 @@ export const output = {
 export const classes = {
   FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<PiClass.FileAuthStorageBackend> => x,
   AuthStorage: (x: T.AuthStorage): PublicOf<PiClass.AuthStorage> => x,
+  ExtensionRunner: (x: T.ExtensionRunner): PiClass.ExtensionRunner => x,
   FooterComponent: (x: T.FooterComponent): PiClass.FooterComponent => x,
   // biome-ignore format: pi-exports.test.ts reads one check per line
   UserMessageSelectorComponent: (x: T.UserMessageSelectorComponent): PiClass.UserMessageSelectorComponent => x,

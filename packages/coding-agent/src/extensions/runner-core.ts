@@ -21,6 +21,7 @@ import { type ResolvedKeybindings, resolveShortcuts } from "./shortcuts.js";
 import { type RegisteredTool, type ToolDefinition, wrapToolDefinition } from "./tool-definition.js";
 import type {
   ExtensionError,
+  ExtensionEvent,
   ExtensionEventMap,
   ExtensionEventName,
   ExtensionFlag,
@@ -32,12 +33,22 @@ import type {
 } from "./types.js";
 import { createNoUIContext, type ExtensionUIContext } from "./ui-context.js";
 
+/**
+ * What `emit` resolves to for event `E`: the handlers' result for the cancellable `session_before_*` events,
+ * nothing for the others. Written as pi's `RunnerEmitResult` is (one test per event type, in its order), so tsc
+ * relates the two.
+ */
+export type EmitResult<E> = E extends { type: "session_before_switch" }
+  ? ExtensionResult<"session_before_switch"> | undefined
+  : E extends { type: "session_before_fork" }
+    ? ExtensionResult<"session_before_fork"> | undefined
+    : E extends { type: "session_before_compact" }
+      ? ExtensionResult<"session_before_compact"> | undefined
+      : E extends { type: "session_before_tree" }
+        ? ExtensionResult<"session_before_tree"> | undefined
+        : undefined;
+
 /** The cancellable events: `emit` returns their handlers' result. */
-type BeforeEventName =
-  | "session_before_switch"
-  | "session_before_fork"
-  | "session_before_compact"
-  | "session_before_tree";
 const BEFORE_EVENTS = new Set<string>([
   "session_before_switch",
   "session_before_fork",
@@ -380,18 +391,17 @@ export class ExtensionRunnerCore {
    * Dispatch of agent and session events. Never throws. For the cancellable `session_before_*` events it returns
    * the last handler result, or the first that cancels (later handlers are then not called), as pi's runner.
    */
-  async emit<K extends ExtensionEventName>(
-    event: ExtensionEventMap[K],
-  ): Promise<K extends BeforeEventName ? ExtensionResult<K> | undefined : undefined> {
-    const cancellable = BEFORE_EVENTS.has(event.type);
-    let result: ExtensionResult<K> | undefined;
-    for (const [ext, handler] of this.handlersOf(event.type as K)) {
-      const r = await this.call(ext, event.type as K, handler, event);
+  async emit<E extends ExtensionEvent>(event: E): Promise<EmitResult<E>> {
+    const type = event.type as ExtensionEventName;
+    const cancellable = BEFORE_EVENTS.has(type);
+    let result: unknown;
+    for (const [ext, handler] of this.handlersOf(type)) {
+      const r = await this.call(ext, type, handler, event as ExtensionEventMap[typeof type]);
       if (!cancellable || !r) continue;
       result = r;
       if ((r as { cancel?: boolean }).cancel) break;
     }
-    return result as K extends BeforeEventName ? ExtensionResult<K> | undefined : undefined;
+    return result as EmitResult<E>;
   }
 
   protected *handlersOf<K extends ExtensionEventName>(event: K): Generator<[LoadedExtension, HandlerOf<K>]> {

@@ -91,7 +91,7 @@ export class AgentSessionRuntime {
   ): Promise<boolean> {
     const runner = this.current.extensionRunner;
     if (!runner.hasHandlers(event.type)) return false;
-    const r = await runner.emit<"session_before_switch" | "session_before_fork">(event);
+    const r = await runner.emit(event);
     return r?.cancel === true;
   }
 
