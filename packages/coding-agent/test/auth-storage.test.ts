@@ -39,12 +39,12 @@ describe("AuthStorage", () => {
     expect(readFileSync(file, "utf8")).not.toContain("from-cli");
   });
 
-  it("writes auth.json with mode 0600 in pi's format", () => {
+  it("writes auth.json with mode 0600 in pi's format", async () => {
     const auth = AuthStorage.create(file);
     auth.setApiKey("anthropic", "sk-ant");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ anthropic: { type: "api_key", key: "sk-ant" } });
-    expect(AuthStorage.create(file).getApiKey("anthropic")).toBe("sk-ant");
+    expect(await AuthStorage.create(file).getApiKey("anthropic")).toBe("sk-ant");
   });
 
   it("concurrent writers in separate processes keep each other's keys", async () => {

@@ -12,6 +12,7 @@ import {
   createAgentSessionFromServices,
   createAgentSessionServices,
   type ExtensionError,
+  extensionRunnerOf,
   SessionManager,
 } from "../src/index.js";
 
@@ -96,7 +97,7 @@ describe("ExtensionRunner: pi's members", () => {
 
   it("emitError reaches the error listeners, and waits for the first one when none is attached", async () => {
     const services = await createAgentSessionServices({ cwd: dir, agentDir: join(dir, "agent-empty") });
-    const runner = services.resourceLoader.getExtensions().runner;
+    const runner = extensionRunnerOf(services.resourceLoader.getExtensions());
     const error: ExtensionError = { extensionPath: "/x.ts", event: "turn_end", error: "boom" };
     runner.emitError(error);
     const seen: ExtensionError[] = [];

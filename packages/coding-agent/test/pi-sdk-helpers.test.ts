@@ -173,12 +173,12 @@ describe("createEventBus", () => {
 });
 
 describe("auth storage backends", () => {
-  it("FileAuthStorageBackend writes auth.json with mode 0600 and AuthStorage reads it back", () => {
+  it("FileAuthStorageBackend writes auth.json with mode 0600 and AuthStorage reads it back", async () => {
     const path = join(dir, "home", "auth.json");
     const storage = AuthStorage.fromStorage(new FileAuthStorageBackend(path));
     storage.set("openai", { type: "api_key", key: "sk-1" });
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(AuthStorage.create(path).getApiKey("openai")).toBe("sk-1");
+    expect(await AuthStorage.create(path).getApiKey("openai")).toBe("sk-1");
     // pi reads what Tiller wrote.
     expect(pi.AuthStorage.create(path).get("openai")).toEqual({ type: "api_key", key: "sk-1" });
   });
@@ -198,10 +198,10 @@ describe("auth storage backends", () => {
     expect(Object.keys(JSON.parse(readFileSync(path, "utf8"))).sort()).toEqual(["one", "three", "two"]);
   });
 
-  it("InMemoryAuthStorageBackend keeps credentials without a file, and a corrupt file is never overwritten", () => {
+  it("InMemoryAuthStorageBackend keeps credentials without a file, and a corrupt file is never overwritten", async () => {
     const mem = AuthStorage.fromStorage(new InMemoryAuthStorageBackend());
     mem.set("anthropic", { type: "api_key", key: "k" });
-    expect(mem.getApiKey("anthropic")).toBe("k");
+    expect(await mem.getApiKey("anthropic")).toBe("k");
     const path = join(dir, "auth.json");
     writeFileSync(path, "{ not json");
     const broken = AuthStorage.fromStorage(new FileAuthStorageBackend(path));
@@ -210,7 +210,7 @@ describe("auth storage backends", () => {
     expect(readFileSync(path, "utf8")).toBe("{ not json");
   });
 
-  it("reports where a key comes from, resolves a fallback last, and logs out", () => {
+  it("reports where a key comes from, resolves a fallback last, and logs out", async () => {
     const storage = AuthStorage.fromStorage(new InMemoryAuthStorageBackend());
     storage.set("openai", { type: "api_key", key: "stored" });
     storage.setRuntimeApiKey("anthropic", "rt");
@@ -218,7 +218,8 @@ describe("auth storage backends", () => {
     expect(storage.getAuthStatus("openai")).toEqual({ configured: true, source: "stored" });
     expect(storage.getAuthStatus("anthropic")).toEqual({ configured: true, source: "runtime" });
     expect(storage.getAuthStatus("local")).toEqual({ configured: true, source: "fallback" });
-    expect(storage.getApiKey("local")).toBe("from-models-json");
+    expect(await storage.getApiKey("local")).toBe("from-models-json");
+    expect(await storage.getApiKey("local", { includeFallback: false })).toBeUndefined();
     expect(storage.getAuthStatus("nobody-xyz")).toEqual({ configured: false });
     storage.logout("openai");
     expect(storage.getAll()).toEqual({});

@@ -1,8 +1,10 @@
 /**
  * Type-level drop-in check for @mariozechner/pi-coding-agent 0.73.1: each pi type listed here has a Tiller type
- * of the same name that a pi-typed program can use in its place. Type-checked by `npm run check` and by
- * test/pi-exports.test.ts (tsc on this file alone must report nothing). That test also fails when a pi type is
- * neither checked here nor listed, with its reason, in `PENDING_PI_TYPES`.
+ * of the same name that a pi-typed program can use in its place. Type-checked by test/pi-exports.test.ts (tsc on
+ * this file alone must report nothing) against pi's and Tiller's declarations without their classes' private and
+ * protected members (test/public-declarations.ts: they make classes nominal, and no program can use them), so
+ * `npm run check` leaves this file out. That test also fails when a pi type is neither checked here nor listed,
+ * with its reason, in `PENDING_PI_TYPES`.
  *
  * - `input`: values a program builds and hands to Tiller (options, entries, settings): pi's type → Tiller's.
  * - `output`: values Tiller hands back (results, tree nodes, events): Tiller's type → pi's, so code reading them
@@ -13,61 +15,19 @@
 import type * as Pi from "@mariozechner/pi-coding-agent";
 import type { AgentEvent } from "@tiller/agent";
 import type * as T from "@tiller/coding-agent";
+// pi's own classes (in `Pi`, pi's classes Tiller exports are Tiller's: test/public-declarations.ts).
+import type * as PiClass from "pi-declared/pi-coding-agent";
 
-/** The public instance surface of a class (private members make classes nominal). */
 /** Tiller's agent events minus the ones it adds (approvals: pi has none), the part a pi-typed listener knows. */
 type PiKnownEvent = Exclude<AgentEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
 
 /** The extension events a pi-typed handler knows: Tiller's approval events are an addition (as RpcClient's are). */
 type PiKnownExtensionEvent = Exclude<T.ExtensionEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
 
+/** A class's instance members as properties (method parameters are then compared strictly, not bivariantly). */
 type PublicOf<C> = { [K in keyof C]: C[K] };
 /** pi's public surface without its `_`-prefixed members (public in TypeScript, internal by pi's convention). */
 type PiApiOf<C> = { [K in keyof C as K extends `_${string}` ? never : K]: C[K] };
-
-/** pi's UI context members that hand out terminal-UI components (pi's Theme class, TUI components): Tiller's TUI has its own. */
-type PiTuiUiMembers =
-  | "theme"
-  | "custom"
-  | "setFooter"
-  | "setHeader"
-  | "setEditorComponent"
-  | "getEditorComponent"
-  | "addAutocompleteProvider"
-  | "getTheme"
-  | "setTheme"
-  | "setWidget";
-type PiUiPart = Omit<Pi.ExtensionUIContext, PiTuiUiMembers> & {
-  setWidget(key: string, content: string[] | undefined, options?: Pi.ExtensionWidgetOptions): void;
-};
-/**
- * pi's extension context as Tiller provides it: every member; `ui` without the terminal-UI members, and
- * `modelRegistry` Tiller's (pi's class is nominal through private members; its public members are Tiller's).
- */
-type PiContextPart = Omit<Pi.ExtensionContext, "ui" | "modelRegistry"> & {
-  ui: PiUiPart;
-  modelRegistry: Omit<PublicOf<Pi.ModelRegistry>, "authStorage">;
-};
-/** A pi tool definition whose `execute` reads only the context members Tiller provides (`PiContextPart`). */
-/** pi's command context as Tiller provides it: the context part, and the session controls but `withSession`'s argument (Tiller's command context). */
-type PiCommandContextPart = PiContextPart & Pick<Pi.ExtensionCommandContext, "waitForIdle" | "navigateTree" | "reload">;
-type WithContext<D extends { execute: (...a: never[]) => unknown }, C> = Omit<D, "execute"> & {
-  execute(
-    ...args: Parameters<D["execute"]> extends [...infer H, unknown] ? [...H, C] : never
-  ): ReturnType<D["execute"]>;
-};
-
-type PiRegisteredToolPart = Omit<Pi.RegisteredTool, "definition"> & {
-  definition: WithContext<Pi.ToolDefinition, PiContextPart>;
-};
-/** A pi command whose handler reads only the command-context members Tiller provides (its completions are TUI). */
-type PiCommandPart<C> = Omit<C, "handler"> & { handler: (args: string, ctx: PiCommandContextPart) => Promise<void> };
-/** A pi shortcut whose handler reads only the context members Tiller provides. */
-type PiShortcutPart = Omit<Pi.ExtensionShortcut, "handler"> & { handler: (ctx: PiContextPart) => Promise<void> | void };
-type PiUserBashHandlerPart = (
-  event: Pi.UserBashEvent,
-  ctx: PiContextPart,
-) => ReturnType<Pi.ExtensionHandler<Pi.UserBashEvent, Pi.UserBashEventResult>>;
 
 export const input = {
   AgentSessionEvent: (x: Pi.AgentSessionEvent): T.AgentSessionEvent => x,
@@ -169,12 +129,13 @@ export const input = {
   LsOperations: (x: Pi.LsOperations): T.LsOperations => x,
   LsToolOptions: (x: Pi.LsToolOptions): T.LsToolOptions => x,
   ToolsOptions: (x: Pi.ToolsOptions): T.ToolsOptions => x,
-  // A pi tool's execute gets Tiller's context: every pi member (see PiContextPart).
-  ToolDefinition: (x: WithContext<Pi.ToolDefinition, PiContextPart>): T.ToolDefinition => x,
-  RegisteredTool: (x: PiRegisteredToolPart): T.RegisteredTool => x,
-  RegisteredCommand: (x: PiCommandPart<Pi.RegisteredCommand>): T.RegisteredCommand => x,
-  ResolvedCommand: (x: PiCommandPart<Pi.ResolvedCommand>): T.ResolvedCommand => x,
-  ExtensionHandler: (x: PiUserBashHandlerPart): T.ExtensionHandler<T.UserBashEvent, T.UserBashEventResult> => x,
+  // A pi tool's execute, command handler, shortcut and event handler get Tiller's context: every pi member.
+  ToolDefinition: (x: Pi.ToolDefinition): T.ToolDefinition => x,
+  RegisteredTool: (x: Pi.RegisteredTool): T.RegisteredTool => x,
+  RegisteredCommand: (x: Pi.RegisteredCommand): T.RegisteredCommand => x,
+  ResolvedCommand: (x: Pi.ResolvedCommand): T.ResolvedCommand => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  ExtensionHandler: (x: Pi.ExtensionHandler<Pi.UserBashEvent, Pi.UserBashEventResult>): T.ExtensionHandler<T.UserBashEvent, T.UserBashEventResult> => x,
   ExtensionUIDialogOptions: (x: Pi.ExtensionUIDialogOptions): T.ExtensionUIDialogOptions => x,
   ExtensionWidgetOptions: (x: Pi.ExtensionWidgetOptions): T.ExtensionWidgetOptions => x,
   WidgetPlacement: (x: Pi.WidgetPlacement): T.WidgetPlacement => x,
@@ -182,7 +143,7 @@ export const input = {
   UserBashEventResult: (x: Pi.UserBashEventResult): T.UserBashEventResult => x,
   BeforeProviderRequestEventResult: (x: Pi.BeforeProviderRequestEventResult): T.BeforeProviderRequestEventResult => x,
   ExtensionFlag: (x: Pi.ExtensionFlag): T.ExtensionFlag => x,
-  ExtensionShortcut: (x: PiShortcutPart): T.ExtensionShortcut => x,
+  ExtensionShortcut: (x: Pi.ExtensionShortcut): T.ExtensionShortcut => x,
   ProviderConfig: (x: Pi.ProviderConfig): T.ProviderConfig => x,
   ProviderModelConfig: (x: Pi.ProviderModelConfig): T.ProviderModelConfig => x,
   InputSource: (x: Pi.InputSource): T.InputSource => x,
@@ -199,12 +160,29 @@ export const input = {
   VisualTruncateResult: (x: Pi.VisualTruncateResult): T.VisualTruncateResult => x,
   ModelCycleResult: (x: Pi.ModelCycleResult): T.ModelCycleResult => x,
   ExecOptions: (x: Pi.ExecOptions): T.ExecOptions => x,
+  ExtensionFactory: (x: Pi.ExtensionFactory): T.ExtensionFactory => x,
+  ExtensionContextActions: (x: Pi.ExtensionContextActions): T.ExtensionContextActions => x,
+  ExtensionCommandContextActions: (x: Pi.ExtensionCommandContextActions): T.ExtensionCommandContextActions => x,
+  MainOptions: (x: Pi.MainOptions): T.MainOptions => x,
+  ExtensionContextIn: (x: Pi.ExtensionContext): T.ExtensionContext => x,
+  // A pi program's own loader, its extensions and what it hands createAgentSession* (test/resource-loader-pi-program.test.ts).
+  ResourceLoader: (x: Pi.ResourceLoader): T.ResourceLoader => x,
+  LoadExtensionsResult: (x: Pi.LoadExtensionsResult): T.LoadExtensionsResult => x,
+  Extension: (x: Pi.Extension): T.Extension => x,
+  AgentSessionConfig: (x: Pi.AgentSessionConfig): T.AgentSessionConfig => x,
+  AgentSessionServices: (x: Pi.AgentSessionServices): T.AgentSessionServices => x,
+  BuildSystemPromptOptions: (x: Pi.BuildSystemPromptOptions): T.BuildSystemPromptOptions => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  CreateAgentSessionFromServicesOptions: (x: Pi.CreateAgentSessionFromServicesOptions): T.CreateAgentSessionFromServicesOptions => x,
+  CreateAgentSessionOptions: (x: Pi.CreateAgentSessionOptions): T.CreateAgentSessionOptions => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  CreateAgentSessionRuntimeFactory: (x: Pi.CreateAgentSessionRuntimeFactory): T.CreateAgentSessionRuntimeFactory => x,
   SlashCommandSource: (x: Pi.SlashCommandSource): T.SlashCommandSource => x,
   // Terminal UI (src/cli/tui/pi/).
   AppKeybinding: (x: Pi.AppKeybinding): T.AppKeybinding => x,
   AutocompleteProviderFactory: (x: Pi.AutocompleteProviderFactory): T.AutocompleteProviderFactory => x,
   InteractiveModeOptions: (x: Pi.InteractiveModeOptions): T.InteractiveModeOptions => x,
-  KeybindingsManager: (x: Pi.KeybindingsManager): T.KeybindingsManager => x,
+  KeybindingsManager: (x: PiClass.KeybindingsManager): T.KeybindingsManager => x,
   MessageRenderer: (x: Pi.MessageRenderer): T.MessageRenderer => x,
   ReadonlyFooterDataProvider: (x: Pi.ReadonlyFooterDataProvider): T.ReadonlyFooterDataProvider => x,
   RenderDiffOptions: (x: Pi.RenderDiffOptions): T.RenderDiffOptions => x,
@@ -214,34 +192,6 @@ export const input = {
   ThemeColor: (x: Pi.ThemeColor): T.ThemeColor => x,
   ToolExecutionOptions: (x: Pi.ToolExecutionOptions): T.ToolExecutionOptions => x,
   WorkingIndicatorOptions: (x: Pi.WorkingIndicatorOptions): T.WorkingIndicatorOptions => x,
-};
-
-/**
- * pi's ExtensionAPI is still pending (its handlers take pi's context, its renderers pi's Theme: classes with private
- * members); all of it, with the handlers reading the context members Tiller provides (PiContextPart, PiShortcutPart)
- * and renderers the Theme's public members, but for on/registerTool/registerCommand, is checked here under a name
- * that is not pi's.
- */
-type PiApiPart = Omit<
-  Pi.ExtensionAPI,
-  "on" | "registerTool" | "registerCommand" | "registerShortcut" | "registerMessageRenderer"
-> & {
-  registerShortcut(
-    shortcut: Pi.ExtensionShortcut["shortcut"],
-    options: Omit<PiShortcutPart, "shortcut" | "extensionPath">,
-  ): void;
-  /** A pi renderer that reads the theme's public members (pi's Theme class is nominal: private fields). */
-  registerMessageRenderer<M = unknown>(
-    customType: string,
-    renderer: (
-      ...args: Parameters<Pi.MessageRenderer<M>> extends [infer A, infer B, unknown]
-        ? [A, B, PublicOf<Pi.Theme>]
-        : never
-    ) => ReturnType<Pi.MessageRenderer<M>>,
-  ): void;
-};
-export const parts = {
-  ExtensionAPIWithoutTui: (x: T.ExtensionAPI): PiApiPart => x,
 };
 
 export const output = {
@@ -267,9 +217,11 @@ export const output = {
   ToolRenderResultOptions: (x: T.ToolRenderResultOptions): Pi.ToolRenderResultOptions => x,
   ThemeColorOut: (x: T.ThemeColor): Pi.ThemeColor => x,
   AppKeybindingOut: (x: T.AppKeybinding): Pi.AppKeybinding => x,
-  ExtensionContext: (x: T.ExtensionContext): PiContextPart => x,
-  ExtensionCommandContext: (x: T.ExtensionCommandContext): PiCommandContextPart => x,
-  ExtensionUIContext: (x: T.ExtensionUIContext): PiUiPart => x,
+  ExtensionContext: (x: T.ExtensionContext): Pi.ExtensionContext => x,
+  ExtensionCommandContext: (x: T.ExtensionCommandContext): Pi.ExtensionCommandContext => x,
+  ExtensionUIContext: (x: T.ExtensionUIContext): Pi.ExtensionUIContext => x,
+  ExtensionAPI: (x: T.ExtensionAPI): Pi.ExtensionAPI => x,
+  ExtensionOut: (x: T.Extension): Pi.Extension => x,
   SessionBeforeCompactEvent: (x: T.SessionBeforeCompactEvent): Pi.SessionBeforeCompactEvent => x,
   SessionCompactEvent: (x: T.SessionCompactEvent): Pi.SessionCompactEvent => x,
   SessionBeforeForkEvent: (x: T.SessionBeforeForkEvent): Pi.SessionBeforeForkEvent => x,
@@ -284,36 +236,43 @@ export const output = {
 
 /** Classes: a Tiller instance offers every public member of pi's with a compatible type. */
 export const classes = {
-  FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<Pi.FileAuthStorageBackend> => x,
-  InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<Pi.InMemoryAuthStorageBackend> => x,
-  DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<Pi.DefaultPackageManager> => x,
-  SessionManager: (x: T.SessionManager): PiApiOf<Pi.SessionManager> => x,
-  SettingsManager: (x: T.SettingsManager): PublicOf<Pi.SettingsManager> => x,
-  Theme: (x: T.Theme): PublicOf<Pi.Theme> => x,
-  KeybindingsManagerOut: (x: T.KeybindingsManager): PublicOf<Pi.KeybindingsManager> => x,
-  ArminComponent: (x: T.ArminComponent): PublicOf<Pi.ArminComponent> => x,
-  AssistantMessageComponent: (x: T.AssistantMessageComponent): PublicOf<Pi.AssistantMessageComponent> => x,
-  BashExecutionComponent: (x: T.BashExecutionComponent): PublicOf<Pi.BashExecutionComponent> => x,
-  BorderedLoader: (x: T.BorderedLoader): PublicOf<Pi.BorderedLoader> => x,
-  BranchSummaryMessageComponent: (x: T.BranchSummaryMessageComponent): PublicOf<Pi.BranchSummaryMessageComponent> => x,
+  FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<PiClass.FileAuthStorageBackend> => x,
+  AuthStorage: (x: T.AuthStorage): PublicOf<PiClass.AuthStorage> => x,
+  ExtensionRunner: (x: T.ExtensionRunner): PiClass.ExtensionRunner => x,
+  FooterComponent: (x: T.FooterComponent): PiClass.FooterComponent => x,
   // biome-ignore format: pi-exports.test.ts reads one check per line
-  CompactionSummaryMessageComponent: (x: T.CompactionSummaryMessageComponent): PublicOf<Pi.CompactionSummaryMessageComponent> => x,
-  CustomEditor: (x: T.CustomEditor): PublicOf<Pi.CustomEditor> => x,
-  CustomMessageComponent: (x: T.CustomMessageComponent): PublicOf<Pi.CustomMessageComponent> => x,
-  DynamicBorder: (x: T.DynamicBorder): PublicOf<Pi.DynamicBorder> => x,
-  ExtensionEditorComponent: (x: T.ExtensionEditorComponent): PublicOf<Pi.ExtensionEditorComponent> => x,
-  ExtensionInputComponent: (x: T.ExtensionInputComponent): PublicOf<Pi.ExtensionInputComponent> => x,
-  ExtensionSelectorComponent: (x: T.ExtensionSelectorComponent): PublicOf<Pi.ExtensionSelectorComponent> => x,
-  InteractiveMode: (x: T.InteractiveMode): PublicOf<Pi.InteractiveMode> => x,
-  LoginDialogComponent: (x: T.LoginDialogComponent): PublicOf<Pi.LoginDialogComponent> => x,
-  ModelSelectorComponent: (x: T.ModelSelectorComponent): PublicOf<Pi.ModelSelectorComponent> => x,
-  OAuthSelectorComponent: (x: T.OAuthSelectorComponent): PublicOf<Pi.OAuthSelectorComponent> => x,
-  SettingsSelectorComponent: (x: T.SettingsSelectorComponent): PublicOf<Pi.SettingsSelectorComponent> => x,
-  ShowImagesSelectorComponent: (x: T.ShowImagesSelectorComponent): PublicOf<Pi.ShowImagesSelectorComponent> => x,
+  UserMessageSelectorComponent: (x: T.UserMessageSelectorComponent): PiClass.UserMessageSelectorComponent => x,
+  ModelRegistry: (x: T.ModelRegistry): PublicOf<PiClass.ModelRegistry> => x,
+  InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<PiClass.InMemoryAuthStorageBackend> => x,
+  DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<PiClass.DefaultPackageManager> => x,
+  SessionManager: (x: T.SessionManager): PiApiOf<PiClass.SessionManager> => x,
+  SettingsManager: (x: T.SettingsManager): PublicOf<PiClass.SettingsManager> => x,
+  Theme: (x: T.Theme): PublicOf<PiClass.Theme> => x,
+  KeybindingsManagerOut: (x: T.KeybindingsManager): PublicOf<PiClass.KeybindingsManager> => x,
+  ArminComponent: (x: T.ArminComponent): PublicOf<PiClass.ArminComponent> => x,
+  AssistantMessageComponent: (x: T.AssistantMessageComponent): PublicOf<PiClass.AssistantMessageComponent> => x,
+  BashExecutionComponent: (x: T.BashExecutionComponent): PublicOf<PiClass.BashExecutionComponent> => x,
+  BorderedLoader: (x: T.BorderedLoader): PublicOf<PiClass.BorderedLoader> => x,
   // biome-ignore format: pi-exports.test.ts reads one check per line
-  SkillInvocationMessageComponent: (x: T.SkillInvocationMessageComponent): PublicOf<Pi.SkillInvocationMessageComponent> => x,
-  ThemeSelectorComponent: (x: T.ThemeSelectorComponent): PublicOf<Pi.ThemeSelectorComponent> => x,
-  ThinkingSelectorComponent: (x: T.ThinkingSelectorComponent): PublicOf<Pi.ThinkingSelectorComponent> => x,
-  ToolExecutionComponent: (x: T.ToolExecutionComponent): PublicOf<Pi.ToolExecutionComponent> => x,
-  UserMessageComponent: (x: T.UserMessageComponent): PublicOf<Pi.UserMessageComponent> => x,
+  BranchSummaryMessageComponent: (x: T.BranchSummaryMessageComponent): PublicOf<PiClass.BranchSummaryMessageComponent> => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  CompactionSummaryMessageComponent: (x: T.CompactionSummaryMessageComponent): PublicOf<PiClass.CompactionSummaryMessageComponent> => x,
+  CustomEditor: (x: T.CustomEditor): PublicOf<PiClass.CustomEditor> => x,
+  CustomMessageComponent: (x: T.CustomMessageComponent): PublicOf<PiClass.CustomMessageComponent> => x,
+  DynamicBorder: (x: T.DynamicBorder): PublicOf<PiClass.DynamicBorder> => x,
+  ExtensionEditorComponent: (x: T.ExtensionEditorComponent): PublicOf<PiClass.ExtensionEditorComponent> => x,
+  ExtensionInputComponent: (x: T.ExtensionInputComponent): PublicOf<PiClass.ExtensionInputComponent> => x,
+  ExtensionSelectorComponent: (x: T.ExtensionSelectorComponent): PublicOf<PiClass.ExtensionSelectorComponent> => x,
+  InteractiveMode: (x: T.InteractiveMode): PublicOf<PiClass.InteractiveMode> => x,
+  LoginDialogComponent: (x: T.LoginDialogComponent): PublicOf<PiClass.LoginDialogComponent> => x,
+  ModelSelectorComponent: (x: T.ModelSelectorComponent): PublicOf<PiClass.ModelSelectorComponent> => x,
+  OAuthSelectorComponent: (x: T.OAuthSelectorComponent): PublicOf<PiClass.OAuthSelectorComponent> => x,
+  SettingsSelectorComponent: (x: T.SettingsSelectorComponent): PublicOf<PiClass.SettingsSelectorComponent> => x,
+  ShowImagesSelectorComponent: (x: T.ShowImagesSelectorComponent): PublicOf<PiClass.ShowImagesSelectorComponent> => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  SkillInvocationMessageComponent: (x: T.SkillInvocationMessageComponent): PublicOf<PiClass.SkillInvocationMessageComponent> => x,
+  ThemeSelectorComponent: (x: T.ThemeSelectorComponent): PublicOf<PiClass.ThemeSelectorComponent> => x,
+  ThinkingSelectorComponent: (x: T.ThinkingSelectorComponent): PublicOf<PiClass.ThinkingSelectorComponent> => x,
+  ToolExecutionComponent: (x: T.ToolExecutionComponent): PublicOf<PiClass.ToolExecutionComponent> => x,
+  UserMessageComponent: (x: T.UserMessageComponent): PublicOf<PiClass.UserMessageComponent> => x,
 };

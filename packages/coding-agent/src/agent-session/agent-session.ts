@@ -11,7 +11,7 @@ import { estimateTokens } from "../compaction/estimate.js";
 import type { PromptTemplate } from "../context/prompt-templates.js";
 import type { ExtensionBindings, ExtensionCommandContext } from "../extensions/context.js";
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
-import { ExtensionRunner } from "../extensions/runner.js";
+import { ExtensionRunner, extensionRunnerOf } from "../extensions/runner.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
 import type { BashExecutionMessage, CustomMessage } from "../session/messages.js";
@@ -58,7 +58,9 @@ export class AgentSession extends AgentSessionCore {
   constructor(config: AgentSessionConfig) {
     super(config);
     this.loader = config.resourceLoader;
-    this.runner = config.resourceLoader?.getExtensions().runner ?? new ExtensionRunner([]);
+    this.runner = config.resourceLoader
+      ? extensionRunnerOf(config.resourceLoader.getExtensions())
+      : new ExtensionRunner([]);
     this.registry = config.toolRegistry ?? new SessionToolRegistry();
     this.registry.addMissing(this.agent.state.tools);
     this.systemPromptFor = config.systemPromptFor;
@@ -349,7 +351,8 @@ export class AgentSession extends AgentSessionCore {
     return computeSessionStats(this.sessionManager);
   }
 
-  getContextUsage(): ContextUsage {
+  /** Always an estimate (never pi's `null`: Tiller counts the compacted view too). */
+  getContextUsage(): ContextUsage & { tokens: number; percent: number } {
     const tokens = this.compaction.contextTokens(this.compaction.applyView(this.agent.state.messages));
     const contextWindow = this.model.contextWindow;
     return { tokens, contextWindow, percent: contextWindow > 0 ? (tokens / contextWindow) * 100 : 0 };
@@ -438,7 +441,7 @@ export class AgentSession extends AgentSessionCore {
       const oldTools = new Set(previous.getTools().map((t) => t.name));
       await this.loader.reload();
       const loaded = this.loader.getExtensions();
-      const runner = loaded.runner;
+      const runner = extensionRunnerOf(loaded);
       for (const [name, value] of flags) runner.setFlagValue(name, value);
       wireExtensions(this, runner, previous.createContext().cwd, { hasUI: previous.hasUI() });
       if (loaded.runtime !== runner.runtime) bindExtensionRuntime(loaded.runtime, this);

@@ -164,7 +164,7 @@ export class CompactionController {
     const preparation = prepareCompaction(branchEntries, this.deps.settingsManager.get().compaction);
     // Nothing to compact by pi's cut rules: the extension has nothing to decide on.
     if (!preparation) return undefined;
-    const r = await ext.emit<"session_before_compact">({
+    const r = await ext.emit({
       type: "session_before_compact",
       preparation,
       branchEntries,

@@ -142,7 +142,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
         return streamSimple(m, ctx, auth ? { ...opts, headers: { ...opts?.headers, ...auth } } : opts);
       }),
     // By provider, not the starting model: after setModel the new provider's models.json / registered key counts.
-    getApiKey: (provider) => modelRegistry.getApiKey({ provider }),
+    getApiKey: (provider) => modelRegistry.getApiKeyForProvider(provider),
     steeringMode: settings.steeringMode,
     followUpMode: settings.followUpMode,
     sessionId: sessionManager.getSessionId(),

@@ -42,7 +42,12 @@ export interface SessionStats {
 
 /** How full the context is, by the same estimate compaction uses. */
 export interface ContextUsage {
-  tokens: number;
+  /**
+   * Estimated context tokens. Tiller's sessions always estimate a number; `null` (unknown, as pi reports right
+   * after a compaction) comes only from a host's own `getContextUsage`, so readers handle it.
+   */
+  tokens: number | null;
   contextWindow: number;
-  percent: number;
+  /** `tokens` as a percentage of the window; `null` when tokens is. */
+  percent: number | null;
 }

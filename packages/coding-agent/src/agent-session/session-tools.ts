@@ -8,6 +8,7 @@ import { wireExtensions } from "../cli/session-setup.js";
 import { buildSystemPrompt } from "../context/system-prompt.js";
 import { createSessionContext, type ExtensionContext } from "../extensions/context.js";
 import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
+import { extensionRunnerOf } from "../extensions/runner.js";
 import { type ToolDefinition, wrapToolDefinition } from "../extensions/tool-definition.js";
 import { createNoUIContext } from "../extensions/ui-context.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
@@ -39,7 +40,7 @@ export function resolveSessionTools(options: SessionToolOptions, cwd: string): S
   const registry = new SessionToolRegistry();
   if (options.noTools === "all") return { tools: [], registry, systemPrompt: options.systemPrompt };
   const loader = options.resourceLoader;
-  const runner = loader?.getExtensions().runner;
+  const runner = loader ? extensionRunnerOf(loader.getExtensions()) : undefined;
   const tools: AgentTool[] = [];
   let builtins: ReturnType<typeof createAllTools> | undefined;
   for (const t of options.tools ?? []) {

@@ -4,7 +4,7 @@
  */
 import type { AgentTool } from "@tiller/agent";
 import type { ExtensionRunner } from "../extensions/runner.js";
-import { createSyntheticSourceInfo, localExtensionSource, type SourceInfo } from "../extensions/source-info.js";
+import { createSyntheticSourceInfo, type SourceInfo } from "../extensions/source-info.js";
 import { asDefinition, type ToolDefinition } from "../extensions/tool-definition.js";
 
 /** A tool as `AgentSession.getAllTools` lists it. */
@@ -43,8 +43,7 @@ export class SessionToolRegistry {
   addExtensionTools(runner: ExtensionRunner, among: readonly AgentTool[] = runner.getTools()): void {
     const handed = new Set(among);
     for (const ext of runner.extensions) {
-      const source = localExtensionSource(ext.path);
-      for (const t of ext.tools) if (handed.has(t)) this.add(t, source);
+      for (const t of runner.toolsOf(ext)) if (handed.has(t)) this.add(t, ext.sourceInfo);
     }
   }
   /** Adds the tools not known yet, as the program's. */

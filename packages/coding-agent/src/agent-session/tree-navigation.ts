@@ -63,7 +63,7 @@ async function askExtensions(
   if (!ext?.hasHandlers("session_before_tree")) return undefined;
   const oldLeafId = sm.getLeafId();
   const { entries, commonAncestorId } = collectEntriesForBranchSummary(sm, oldLeafId, targetId);
-  return ext.emit<"session_before_tree">({
+  return ext.emit({
     type: "session_before_tree",
     preparation: {
       targetId,

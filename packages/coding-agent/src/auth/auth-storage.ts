@@ -4,7 +4,7 @@
  * "api_key", "key": "..."}}`) is written with mode 0600 under a cross-process lock, re-read inside the lock so
  * concurrent writers never drop each other's entries.
  */
-import { getEnvApiKey } from "@tiller/ai";
+import { getEnvApiKey, type OAuthLoginCallbacks, type OAuthProviderInterface } from "@tiller/ai";
 import { getTillerPaths } from "../home.js";
 import { type AuthStorageBackend, FileAuthStorageBackend } from "./auth-backends.js";
 
@@ -12,16 +12,18 @@ export interface ApiKeyCredential {
   type: "api_key";
   key: string;
 }
-/** OAuth and other credential kinds are kept as written (Tiller only reads `access` as a bearer key). */
+/**
+ * A credential of a kind neither pi nor Tiller writes: kept as written in the file (never dropped on a rewrite),
+ * its `access`, if any, read as a bearer key. Not part of `AuthCredential`, pi's union, which code may narrow on.
+ */
 export interface OtherCredential {
   type: string;
   [field: string]: unknown;
 }
-export type AuthCredential = ApiKeyCredential | OtherCredential;
 
 export type AuthSource = "runtime" | "file" | "env";
 
-/** pi's OAuth credential shape (Tiller stores and reads it; it runs no OAuth login flow). */
+/** pi's OAuth credential shape (stored by `login`; read through its provider's `getApiKey`). */
 export interface OAuthCredential {
   type: "oauth";
   access: string;
@@ -29,6 +31,9 @@ export interface OAuthCredential {
   expires: number;
   [field: string]: unknown;
 }
+
+/** What `auth.json` holds per provider (pi's union). */
+export type AuthCredential = ApiKeyCredential | OAuthCredential;
 
 /** Whether a provider has a key, and where it would come from (pi's shape). */
 export interface AuthStatus {
@@ -44,6 +49,12 @@ export class AuthStorage {
   errors: string[] = [];
 
   private fallback: ((provider: string) => string | undefined) | undefined;
+  /**
+   * The OAuth providers `login` can use, by id. pi keeps one process-wide list with its built-in vendor logins;
+   * Tiller ships none (they drive vendors' web pages) and keeps the ones registered here, e.g. by
+   * `ModelRegistry.registerProvider` with `oauth`, so two storages in one process do not share logins.
+   */
+  private oauthProviders = new Map<string, OAuthProviderInterface>();
 
   private constructor(
     readonly path: string | undefined,
@@ -116,6 +127,28 @@ export class AuthStorage {
   logout(provider: string): void {
     this.remove(provider);
   }
+  /** Makes `provider` available to `login` and `getOAuthProviders` (a later one with the same id replaces it). */
+  registerOAuthProvider(provider: OAuthProviderInterface): void {
+    this.oauthProviders.set(provider.id, provider);
+  }
+  unregisterOAuthProvider(id: string): void {
+    this.oauthProviders.delete(id);
+  }
+  /** The registered OAuth providers (pi's; Tiller's list holds only registered ones). */
+  getOAuthProviders(): OAuthProviderInterface[] {
+    return [...this.oauthProviders.values()];
+  }
+  /**
+   * Runs the provider's login flow and stores what it returns as the provider's `oauth` credential. An unknown
+   * provider, or a flow that fails, changes nothing stored.
+   */
+  async login(providerId: string, callbacks: OAuthLoginCallbacks): Promise<void> {
+    const provider = this.oauthProviders.get(providerId);
+    if (!provider) throw new Error(`Unknown OAuth provider: ${providerId}`);
+    const credentials = await provider.login(callbacks);
+    this.set(providerId, { ...credentials, type: "oauth" });
+  }
+
   /** Consulted last, after the environment (e.g. keys from models.json). */
   setFallbackResolver(resolver: (provider: string) => string | undefined): void {
     this.fallback = resolver;
@@ -170,15 +203,71 @@ export class AuthStorage {
     return this.getAuthSource(provider) !== undefined;
   }
 
-  /** The key of `provider`: runtime, then file, then environment. */
-  getApiKey(provider: string): string | undefined {
-    return this.runtime.get(provider) ?? this.fileKey(provider) ?? getEnvApiKey(provider) ?? this.fallback?.(provider);
+  /**
+   * The key of `provider`: runtime, then the stored credential, then the environment, then the fallback resolver
+   * (unless `includeFallback: false`). An expired OAuth credential of a registered provider is refreshed first,
+   * under the storage's lock, and the refreshed one stored; when the refresh fails the stored one is kept (a
+   * later `login` or refresh can still use it) and the key is undefined unless another process refreshed it.
+   */
+  async getApiKey(provider: string, options?: { includeFallback?: boolean }): Promise<string | undefined> {
+    if (!this.runtime.has(provider) && this.expiredOAuth(provider)) {
+      try {
+        await this.refreshOAuth(provider);
+      } catch (err) {
+        // Another process may have refreshed it meanwhile: re-read (which resets the read errors) first.
+        this.reload();
+        this.errors.push(`OAuth refresh of ${provider} failed: ${(err as Error).message}`);
+        if (this.expiredOAuth(provider)) return undefined;
+      }
+    }
+    return this.getApiKeyNow(provider, options);
   }
 
-  private fileKey(provider: string): string | undefined {
-    const c = this.data[provider];
+  /** The key of `provider` as stored now, without refreshing an expired OAuth token (for synchronous callers). */
+  getApiKeyNow(provider: string, options?: { includeFallback?: boolean }): string | undefined {
+    return (
+      this.runtime.get(provider) ??
+      this.fileKey(provider) ??
+      getEnvApiKey(provider) ??
+      (options?.includeFallback === false ? undefined : this.fallback?.(provider))
+    );
+  }
+
+  private expiredOAuth(id: string): boolean {
+    const c = this.data[id];
+    return c?.type === "oauth" && this.oauthProviders.has(id) && Date.now() >= c.expires;
+  }
+
+  /** Refreshes the stored OAuth credential of `id` unless it is fresh by the time the lock is held. */
+  private async refreshOAuth(id: string): Promise<void> {
+    const provider = this.oauthProviders.get(id);
+    if (!provider) return;
+    const refresh = async (data: Record<string, AuthCredential>): Promise<boolean> => {
+      const c = data[id];
+      if (c?.type !== "oauth" || Date.now() < c.expires) return false;
+      data[id] = { ...(await provider.refreshToken(c)), type: "oauth" };
+      return true;
+    };
+    if (!this.backend) {
+      await refresh(this.data);
+      return;
+    }
+    this.data = await this.backend.withLockAsync(async (text) => {
+      const current = this.parse(text);
+      const changed = await refresh(current);
+      return changed ? { result: current, next: `${JSON.stringify(current, null, 2)}\n` } : { result: current };
+    });
+  }
+
+  private fileKey(id: string): string | undefined {
+    const c = this.data[id];
     if (!c) return undefined;
     if (c.type === "api_key" && typeof c.key === "string" && c.key) return c.key;
+    if (c.type === "oauth") {
+      // The provider knows how its tokens become a key (some add account data); otherwise the access token.
+      const provider = this.oauthProviders.get(id);
+      if (provider) return provider.getApiKey(c as OAuthCredential) || undefined;
+    }
     if (typeof (c as OtherCredential).access === "string") return (c as OtherCredential).access as string;
     return undefined;
   }

@@ -115,8 +115,7 @@ const HANDLERS: Record<string, Handler> = {
   compact: async (cmd, { session }) =>
     session.compact(typeof cmd.customInstructions === "string" ? cmd.customInstructions : undefined),
   new_session: async (_cmd, { session, extensions }) => {
-    if ((await extensions.emit<"session_before_switch">({ type: "session_before_switch", reason: "new" }))?.cancel)
-      return { cancelled: true };
+    if ((await extensions.emit({ type: "session_before_switch", reason: "new" }))?.cancel) return { cancelled: true };
     const sessionFile = session.newSession() ?? null;
     await extensions.emit({ type: "session_start", reason: "new", sessionId: session.sessionId });
     return { sessionFile, sessionId: session.sessionId, cancelled: false };
@@ -137,7 +136,7 @@ const HANDLERS: Record<string, Handler> = {
     const target = resolve(str(cmd, "sessionPath"));
     // pi would start an empty session at a missing path; a mistyped path is far likelier than that wish.
     if (!existsSync(target)) throw new RpcError(`no session file at ${target}`);
-    const before = await extensions.emit<"session_before_switch">({
+    const before = await extensions.emit({
       type: "session_before_switch",
       reason: "resume",
       targetSessionFile: target,
@@ -193,7 +192,7 @@ async function forkAt(
   position: "at",
 ): Promise<{ cancelled: boolean; sessionFile?: string | null; sessionId?: string }> {
   if (entryId) {
-    const before = await extensions.emit<"session_before_fork">({ type: "session_before_fork", entryId, position });
+    const before = await extensions.emit({ type: "session_before_fork", entryId, position });
     if (before?.cancel) return { cancelled: true };
   }
   const sessionFile = session.fork(entryId) ?? null;

@@ -12,7 +12,8 @@ export interface PromptTemplate {
   /** Template text (frontmatter removed). */
   content: string;
   filePath: string;
-  source: "user" | "project";
+  /** Which of Tiller's folders it was read from (Tiller sets it; pi's templates have only `sourceInfo`). */
+  source?: "user" | "project";
   /** Where the template came from, in pi's terms. */
   sourceInfo: SourceInfo;
   /** `argument-hint` from the frontmatter, shown next to the command. */

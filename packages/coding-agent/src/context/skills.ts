@@ -24,7 +24,11 @@ export interface Skill {
   filePath: string;
   /** Folder holding the skill (relative paths inside SKILL.md resolve against it). */
   baseDir: string;
-  source: "user" | "project" | "path";
+  /**
+   * Which of Tiller's folders it was read from (Tiller sets it; a skill a program builds as pi's has none, its
+   * `sourceInfo.scope` tells the same).
+   */
+  source?: "user" | "project" | "path";
   /** Where the skill came from, in pi's terms. */
   sourceInfo: SourceInfo;
   /** `disable-model-invocation: true` in the frontmatter: only the user can invoke it; not listed to the model. */

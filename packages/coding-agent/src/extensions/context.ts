@@ -136,7 +136,8 @@ export function sessionCommandActions(session: AgentSession): ExtensionCommandCo
 /** A context over `actions`, reading the UI through `ui()` (the host may swap it). */
 export function createContextFrom(parts: {
   cwd: string;
-  hasUI: boolean;
+  /** A function: read each time (the host may attach a UI later). */
+  hasUI: boolean | (() => boolean);
   ui: () => ExtensionUIContext;
   sessionManager: ReadonlySessionManager;
   modelRegistry: ModelRegistry;
@@ -147,7 +148,9 @@ export function createContextFrom(parts: {
     get ui() {
       return parts.ui();
     },
-    hasUI: parts.hasUI,
+    get hasUI() {
+      return typeof parts.hasUI === "function" ? parts.hasUI() : parts.hasUI;
+    },
     cwd: parts.cwd,
     sessionManager: parts.sessionManager,
     modelRegistry: parts.modelRegistry,

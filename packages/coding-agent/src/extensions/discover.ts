@@ -6,6 +6,7 @@ import type { EventBus } from "../event-bus.js";
 import { getTillerHome } from "../home.js";
 import type { LoadExtensionsResult } from "./extension-runtime.js";
 import { loadExtensions } from "./loader.js";
+import type { ExtensionRunner } from "./runner.js";
 
 /**
  * Loads the extensions in `configuredPaths` (files or folders, relative to `cwd`) after those discovered in
@@ -17,7 +18,7 @@ export async function discoverAndLoadExtensions(
   cwd: string,
   agentDir: string = getTillerHome(),
   eventBus?: EventBus,
-): Promise<LoadExtensionsResult> {
+): Promise<LoadExtensionsResult & { runner: ExtensionRunner }> {
   const runner = await loadExtensions({
     cwd,
     tillerHome: agentDir,
@@ -25,7 +26,7 @@ export async function discoverAndLoadExtensions(
     ...(eventBus ? { eventBus } : {}),
   });
   return {
-    extensions: runner.extensions.map((e) => ({ ...e, resolvedPath: e.path })),
+    extensions: [...runner.extensions],
     errors: runner.loadErrors.map((e) => ({ path: e.extensionPath, error: e.error })),
     runtime: runner.runtime,
     runner,

@@ -60,16 +60,19 @@ export interface ExtensionRuntimeState {
 
 export interface ExtensionRuntime extends ExtensionRuntimeState, ExtensionActions {}
 
-/** A loaded extension (pi's name), with the path it was loaded from. */
-export type Extension = LoadedExtension & { resolvedPath: string };
+/** A loaded extension (pi's name). */
+export type Extension = LoadedExtension;
 
 export interface LoadExtensionsResult {
   extensions: Extension[];
   errors: Array<{ path: string; error: string }>;
   /** Shared by all extensions; actions throw until `bindExtensionRuntime`. */
   runtime: ExtensionRuntime;
-  /** Tiller's dispatcher over the loaded extensions (hand it to the session that runs them). */
-  runner: ExtensionRunner;
+  /**
+   * Tiller's dispatcher over the loaded extensions (Tiller's loaders add it). A result without one (a pi program's
+   * own ResourceLoader) gets one on first use, `extensionRunnerOf`.
+   */
+  runner?: ExtensionRunner;
 }
 
 const NOT_BOUND = "Extension runtime not initialized. Action methods cannot be called during extension loading.";

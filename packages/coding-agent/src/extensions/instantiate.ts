@@ -1,46 +1,45 @@
 /**
- * Running one extension factory against a fresh API object: what it registered becomes a `LoadedExtension`.
- * Registered tools are pi ToolDefinitions; the AgentTool kept for each calls the definition with the context of
- * the runner the extension ends up in (`context`, set by that runner).
+ * Running one extension factory against a fresh API object: what it registered becomes a `LoadedExtension`
+ * (pi's `Extension`). Registered tools are kept as pi's ToolDefinitions with their source; the runner holding the
+ * extension turns them into AgentTools called with its context.
  */
-import type { AgentTool } from "@tiller/agent";
+import type { KeyId } from "@mariozechner/pi-tui";
 import type { MessageRenderer } from "../cli/tui/pi/types.js";
 import { createEventBus, type EventBus } from "../event-bus.js";
-import type { ExtensionContext } from "./context.js";
 import { execCommand } from "./exec.js";
 import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
-import { type ToolDefinition, wrapToolDefinition } from "./tool-definition.js";
+import { localExtensionSource, type SourceInfo } from "./source-info.js";
+import type { RegisteredTool, ToolDefinition } from "./tool-definition.js";
 import type {
   ExtensionAPI,
-  ExtensionCommand,
   ExtensionError,
-  ExtensionEventName,
   ExtensionFactory,
   ExtensionFlag,
   ExtensionShortcut,
-  HandlerOf,
+  RegisteredCommand,
 } from "./types.js";
 
-/** One extension after its factory ran: what it registered. */
+/** A stored event handler, as pi types it (the runner calls it with the event and the context). */
+export type ExtensionHandlerFn = (...args: unknown[]) => Promise<unknown>;
+
+/** One extension after its factory ran: what it registered (pi's `Extension`). */
 export interface LoadedExtension {
   path: string;
-  handlers: Map<ExtensionEventName, HandlerOf<ExtensionEventName>[]>;
-  /** The registered tools as the agent runs them (each passes `context()` to its definition). */
-  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
-  tools: AgentTool<any>[];
-  /** The registered definitions, by tool name (the later registration of a name wins). */
-  definitions: Map<string, ToolDefinition>;
-  commands: Map<string, ExtensionCommand>;
+  /** The file it was loaded from (pi's; for a factory, its name). */
+  resolvedPath: string;
+  sourceInfo: SourceInfo;
+  /** Its event handlers by event name (typed as pi's; each is the event's handler, it may also answer synchronously). */
+  handlers: Map<string, ExtensionHandlerFn[]>;
+  /** The registered tools by name (the later registration of a name wins), with their source. */
+  tools: Map<string, RegisteredTool>;
+  /** Its `/commands` by name, each with its name and source (pi's registered commands: handlers return a promise). */
+  commands: Map<string, RegisteredCommand>;
   flags: Map<string, ExtensionFlag>;
   /** Keys it bound in the interactive UI, by key id as registered. */
-  shortcuts: Map<string, ExtensionShortcut>;
+  shortcuts: Map<KeyId, ExtensionShortcut>;
   /** Its renderers of custom messages, by `customType`. */
   messageRenderers: Map<string, MessageRenderer>;
-  /** The context its tools get; the runner holding the extension sets it. */
-  context: () => ExtensionContext;
 }
-
-const UNBOUND = "Extension context not available yet: the extension's runner is not bound to a session.";
 
 /**
  * Runs a factory against a fresh API object. Registrations are kept only if the factory finishes without
@@ -56,24 +55,23 @@ export async function instantiateExtension(
   },
 ): Promise<{ extension?: LoadedExtension; error?: ExtensionError }> {
   const { runtime, events } = shared;
+  const sourceInfo = localExtensionSource(path);
   const ext: LoadedExtension = {
     path,
+    resolvedPath: path,
+    sourceInfo,
     handlers: new Map(),
-    tools: [],
-    definitions: new Map(),
+    tools: new Map(),
     commands: new Map(),
     flags: new Map(),
     shortcuts: new Map(),
     messageRenderers: new Map(),
-    context: () => {
-      throw new Error(UNBOUND);
-    },
   };
   const api: ExtensionAPI = {
     cwd,
     on(event, handler) {
       const list = ext.handlers.get(event) ?? [];
-      list.push(handler as unknown as HandlerOf<ExtensionEventName>);
+      list.push(handler as unknown as ExtensionHandlerFn);
       ext.handlers.set(event, list);
     },
     registerTool(tool) {
@@ -81,15 +79,24 @@ export async function instantiateExtension(
         throw new Error("registerTool needs an object with a name and an execute function");
       }
       const definition = tool as unknown as ToolDefinition;
-      ext.tools = ext.tools.filter((t) => t.name !== definition.name);
-      ext.tools.push(wrapToolDefinition(definition, () => ext.context()) as AgentTool);
-      ext.definitions.set(definition.name, definition);
+      // A re-registered name replaces the earlier tool and moves last, as a later registration.
+      ext.tools.delete(definition.name);
+      ext.tools.set(definition.name, { definition, sourceInfo });
     },
     registerCommand(name, command) {
       const clean = name.replace(/^\//, "");
       if (!/^[A-Za-z0-9_.:-]+$/.test(clean)) throw new Error(`invalid command name "${name}"`);
       if (!command || typeof command.handler !== "function") throw new Error(`command "${name}" has no handler`);
-      ext.commands.set(clean, command);
+      const run = command.handler;
+      ext.commands.set(clean, {
+        ...command,
+        name: clean,
+        sourceInfo,
+        // A handler may answer synchronously; the stored one always returns a promise, as pi's.
+        handler: async (args, ctx) => {
+          await run(args, ctx);
+        },
+      });
     },
     registerShortcut(shortcut, options) {
       if (typeof shortcut !== "string" || !shortcut.trim()) throw new Error("registerShortcut needs a key id");

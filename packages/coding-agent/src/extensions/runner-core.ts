@@ -1,44 +1,78 @@
+import type { KeyId } from "@mariozechner/pi-tui";
 import type { AgentTool } from "@tiller/agent";
 import type { MessageRenderer } from "../cli/tui/pi/types.js";
+import type { ModelRegistry } from "../models/model-registry.js";
+import type { ProviderConfig } from "../models/models-json.js";
 import type { ResourceDiagnostic } from "../runtime/resource-loader.js";
+import type { ReadonlySessionManager } from "../session/types.js";
 import {
+  createContextFrom,
   type ExtensionCommandContext,
   type ExtensionCommandContextActions,
   type ExtensionContext,
+  type ExtensionContextActions,
   NO_COMMAND_ACTIONS,
   unboundContext,
   withCommandActions,
 } from "./context.js";
-import { createExtensionRuntime, type ExtensionRuntime } from "./extension-runtime.js";
+import { createExtensionRuntime, type ExtensionActions, type ExtensionRuntime } from "./extension-runtime.js";
 import { errorOf, type LoadedExtension } from "./instantiate.js";
 import { type ResolvedKeybindings, resolveShortcuts } from "./shortcuts.js";
-import { localExtensionSource } from "./source-info.js";
-import type { RegisteredTool, ToolDefinition } from "./tool-definition.js";
+import { type RegisteredTool, type ToolDefinition, wrapToolDefinition } from "./tool-definition.js";
 import type {
-  ExtensionCommand,
   ExtensionError,
+  ExtensionEvent,
   ExtensionEventMap,
   ExtensionEventName,
   ExtensionFlag,
   ExtensionResult,
   ExtensionShortcut,
   HandlerOf,
+  RegisteredCommand,
   ResolvedCommand,
 } from "./types.js";
 import { createNoUIContext, type ExtensionUIContext } from "./ui-context.js";
 
+/**
+ * What `emit` resolves to for event `E`: the handlers' result for the cancellable `session_before_*` events,
+ * nothing for the others. Written as pi's `RunnerEmitResult` is (one test per event type, in its order), so tsc
+ * relates the two.
+ */
+export type EmitResult<E> = E extends { type: "session_before_switch" }
+  ? ExtensionResult<"session_before_switch"> | undefined
+  : E extends { type: "session_before_fork" }
+    ? ExtensionResult<"session_before_fork"> | undefined
+    : E extends { type: "session_before_compact" }
+      ? ExtensionResult<"session_before_compact"> | undefined
+      : E extends { type: "session_before_tree" }
+        ? ExtensionResult<"session_before_tree"> | undefined
+        : undefined;
+
 /** The cancellable events: `emit` returns their handlers' result. */
-type BeforeEventName =
-  | "session_before_switch"
-  | "session_before_fork"
-  | "session_before_compact"
-  | "session_before_tree";
 const BEFORE_EVENTS = new Set<string>([
   "session_before_switch",
   "session_before_fork",
   "session_before_compact",
   "session_before_tree",
 ]);
+
+/** The actions `bindCore` copies onto the shared runtime (pi's `ExtensionActions`). */
+const ACTION_NAMES = [
+  "sendMessage",
+  "sendUserMessage",
+  "appendEntry",
+  "setSessionName",
+  "getSessionName",
+  "setLabel",
+  "getActiveTools",
+  "getAllTools",
+  "setActiveTools",
+  "refreshTools",
+  "getCommands",
+  "setModel",
+  "getThinkingLevel",
+  "setThinkingLevel",
+] as const satisfies readonly (keyof ExtensionActions)[];
 
 /**
  * The dispatching half of the ExtensionRunner: the loaded extensions, the context handlers get, registered tools,
@@ -54,6 +88,8 @@ export class ExtensionRunnerCore {
   /** Errors seen before any listener was attached (e.g. load errors), replayed to the first listener. */
   private pendingErrors: ExtensionError[] = [];
   private shortcutDiagnostics: ResourceDiagnostic[] = [];
+  /** The AgentTool made for each registered definition (`toolsOf`). */
+  private agentTools = new Map<ToolDefinition, AgentTool>();
 
   /** Errors met while loading (also delivered to the first `onError` listener). */
   readonly loadErrors: readonly ExtensionError[];
@@ -61,16 +97,91 @@ export class ExtensionRunnerCore {
   /** The actions the extensions' APIs call (shared by the extensions of one load). */
   readonly runtime: ExtensionRuntime;
 
+  /** The session parts pi's constructor names, which `bindCore` builds the context over. */
+  private readonly host:
+    | { cwd: string; sessionManager: ReadonlySessionManager; modelRegistry: ModelRegistry }
+    | undefined;
+  /** Whether `setUIContext` was given a UI (the `hasUI` of a context `bindCore` built). */
+  private uiBound = false;
+
+  /** Tiller's form: the loaded extensions, the errors met loading them, their shared runtime. */
   constructor(
     extensions: readonly LoadedExtension[],
-    loadErrors: readonly ExtensionError[] = [],
-    runtime: ExtensionRuntime = createExtensionRuntime(),
+    loadErrors?: readonly ExtensionError[],
+    runtime?: ExtensionRuntime,
+  );
+  /** pi's form: the context is then built by `bindCore` over these session parts. */
+  constructor(
+    extensions: readonly LoadedExtension[],
+    runtime: ExtensionRuntime,
+    cwd: string,
+    sessionManager: ReadonlySessionManager,
+    modelRegistry: ModelRegistry,
+  );
+  constructor(
+    extensions: readonly LoadedExtension[],
+    second: readonly ExtensionError[] | ExtensionRuntime = [],
+    third?: ExtensionRuntime | string,
+    sessionManager?: ReadonlySessionManager,
+    modelRegistry?: ModelRegistry,
   ) {
+    const loadErrors = Array.isArray(second) ? (second as readonly ExtensionError[]) : [];
+    const runtime = Array.isArray(second) ? third : (second as ExtensionRuntime);
     this.extensions = extensions;
-    this.runtime = runtime;
+    this.runtime = typeof runtime === "object" ? runtime : createExtensionRuntime();
+    this.host =
+      typeof third === "string" && sessionManager && modelRegistry
+        ? { cwd: third, sessionManager, modelRegistry }
+        : undefined;
     this.loadErrors = [...loadErrors];
     this.pendingErrors.push(...loadErrors);
-    for (const e of extensions) e.context = () => this.context;
+  }
+
+  /**
+   * pi's binding: the extensions' actions act through `actions`, contexts read the session through
+   * `contextActions` (over the session parts of pi's constructor form), and providers the extensions registered
+   * while loading are registered now (through `providerActions`, else the model registry; a failing one is
+   * reported as a `register_provider` error), later ones at once. Tiller's hosts use `setContext` and
+   * `bindExtensionRuntime` instead.
+   */
+  bindCore(
+    actions: ExtensionActions,
+    contextActions: ExtensionContextActions,
+    providerActions?: {
+      registerProvider?: (name: string, config: ProviderConfig) => void;
+      unregisterProvider?: (name: string) => void;
+    },
+  ): void {
+    const host = this.host;
+    if (!host)
+      throw new Error(
+        "bindCore needs the runner built with pi's constructor (extensions, runtime, cwd, sessionManager, modelRegistry)",
+      );
+    for (const name of ACTION_NAMES) (this.runtime as unknown as Record<string, unknown>)[name] = actions[name];
+    this.context = createContextFrom({
+      cwd: host.cwd,
+      hasUI: () => this.uiBound,
+      ui: () => this.uiContext,
+      sessionManager: host.sessionManager,
+      modelRegistry: host.modelRegistry,
+      actions: contextActions,
+    });
+    const register = (name: string, config: ProviderConfig) =>
+      providerActions?.registerProvider
+        ? providerActions.registerProvider(name, config)
+        : host.modelRegistry.registerProvider(name, config);
+    for (const { name, config, extensionPath } of this.runtime.pendingProviderRegistrations.splice(0)) {
+      try {
+        register(name, config);
+      } catch (err) {
+        this.report(errorOf(extensionPath, "register_provider", err));
+      }
+    }
+    this.runtime.registerProvider = register;
+    this.runtime.unregisterProvider = (name) =>
+      providerActions?.unregisterProvider
+        ? providerActions.unregisterProvider(name)
+        : host.modelRegistry.unregisterProvider(name);
   }
 
   /**
@@ -99,6 +210,7 @@ export class ExtensionRunnerCore {
   /** Replaces the UI handlers use (default: none — dialogs dismissed, as pi's runner without a UI). */
   setUIContext(uiContext?: ExtensionUIContext): void {
     this.uiContext = uiContext ?? createNoUIContext();
+    this.uiBound = uiContext !== undefined;
   }
 
   getUIContext(): ExtensionUIContext {
@@ -137,10 +249,7 @@ export class ExtensionRunnerCore {
    */
   getAllRegisteredTools(): RegisteredTool[] {
     const byName = new Map<string, RegisteredTool>();
-    for (const e of this.extensions) {
-      const sourceInfo = localExtensionSource(e.path);
-      for (const definition of e.definitions.values()) byName.set(definition.name, { definition, sourceInfo });
-    }
+    for (const e of this.extensions) for (const [name, tool] of e.tools) byName.set(name, tool);
     return [...byName.values()];
   }
 
@@ -152,7 +261,7 @@ export class ExtensionRunnerCore {
    * The extensions' shortcuts the UI binds given the built-in keys (`keybindings`: action → keys, as the
    * keybindings manager resolves them), by lower-cased key id; the conflicts met are `getShortcutDiagnostics`.
    */
-  getShortcuts(keybindings: ResolvedKeybindings): Map<string, ExtensionShortcut> {
+  getShortcuts(keybindings: ResolvedKeybindings): Map<KeyId, ExtensionShortcut> {
     const { shortcuts, diagnostics } = resolveShortcuts(
       this.extensions.flatMap((e) => [...e.shortcuts.values()]),
       keybindings,
@@ -197,23 +306,37 @@ export class ExtensionRunnerCore {
   getTools(): AgentTool<any>[] {
     // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
     const byName = new Map<string, AgentTool<any>>();
-    for (const e of this.extensions) for (const t of e.tools) byName.set(t.name, t);
+    for (const e of this.extensions) for (const t of this.toolsOf(e)) byName.set(t.name, t);
     return [...byName.values()];
   }
 
-  getCommands(): Map<string, ExtensionCommand & { extension: string }> {
-    const out = new Map<string, ExtensionCommand & { extension: string }>();
+  /**
+   * The AgentTools of `extension`'s registered tools, each calling its definition with this runner's context.
+   * The same definition gives the same AgentTool every time (hosts compare tools by identity).
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: tools carry heterogeneous schemas.
+  toolsOf(extension: LoadedExtension): AgentTool<any>[] {
+    return [...extension.tools.values()].map(({ definition }) => {
+      let tool = this.agentTools.get(definition);
+      if (!tool) {
+        tool = wrapToolDefinition(definition, () => this.context) as AgentTool;
+        this.agentTools.set(definition, tool);
+      }
+      return tool;
+    });
+  }
+
+  getCommands(): Map<string, RegisteredCommand & { extension: string }> {
+    const out = new Map<string, RegisteredCommand & { extension: string }>();
     for (const e of this.extensions) for (const [n, c] of e.commands) out.set(n, { ...c, extension: e.path });
     return out;
   }
 
   /** Every `/command`, as `getCommands` resolves clashes (the later extension's), with its source. */
   getRegisteredCommands(): ResolvedCommand[] {
-    return [...this.getCommands()].map(([name, { extension, ...command }]) => ({
+    return [...this.getCommands()].map(([name, { extension: _extension, ...command }]) => ({
       ...command,
-      name,
       invocationName: name,
-      sourceInfo: localExtensionSource(extension),
     }));
   }
 
@@ -268,18 +391,17 @@ export class ExtensionRunnerCore {
    * Dispatch of agent and session events. Never throws. For the cancellable `session_before_*` events it returns
    * the last handler result, or the first that cancels (later handlers are then not called), as pi's runner.
    */
-  async emit<K extends ExtensionEventName>(
-    event: ExtensionEventMap[K],
-  ): Promise<K extends BeforeEventName ? ExtensionResult<K> | undefined : undefined> {
-    const cancellable = BEFORE_EVENTS.has(event.type);
-    let result: ExtensionResult<K> | undefined;
-    for (const [ext, handler] of this.handlersOf(event.type as K)) {
-      const r = await this.call(ext, event.type as K, handler, event);
+  async emit<E extends ExtensionEvent>(event: E): Promise<EmitResult<E>> {
+    const type = event.type as ExtensionEventName;
+    const cancellable = BEFORE_EVENTS.has(type);
+    let result: unknown;
+    for (const [ext, handler] of this.handlersOf(type)) {
+      const r = await this.call(ext, type, handler, event as ExtensionEventMap[typeof type]);
       if (!cancellable || !r) continue;
       result = r;
       if ((r as { cancel?: boolean }).cancel) break;
     }
-    return result as K extends BeforeEventName ? ExtensionResult<K> | undefined : undefined;
+    return result as EmitResult<E>;
   }
 
   protected *handlersOf<K extends ExtensionEventName>(event: K): Generator<[LoadedExtension, HandlerOf<K>]> {

@@ -8,11 +8,25 @@ import type {
   BeforeToolCallResult,
 } from "@tiller/agent";
 import type { ImageContent } from "@tiller/ai";
+import type { LoadExtensionsResult } from "./extension-runtime.js";
 import { errorOf, errorText } from "./instantiate.js";
 import { ExtensionRunnerCore } from "./runner-core.js";
 import type { ExtensionEventMap, ExtensionResult, InputSource, SystemPromptSources } from "./types.js";
 
 export { errorText, instantiateExtension, type LoadedExtension } from "./instantiate.js";
+
+/**
+ * The runner of `result`: its own, else (a result a pi program's ResourceLoader built: pi's results have none) one
+ * made now over its extensions, errors and runtime and kept on the result, so every reader shares it.
+ */
+export function extensionRunnerOf(result: LoadExtensionsResult): ExtensionRunner {
+  result.runner ??= new ExtensionRunner(
+    result.extensions,
+    result.errors.map((e) => ({ extensionPath: e.path, event: "load", error: e.error })),
+    result.runtime,
+  );
+  return result.runner;
+}
 export { ExtensionRunnerCore } from "./runner-core.js";
 
 /**

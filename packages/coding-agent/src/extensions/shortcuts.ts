@@ -4,6 +4,7 @@
  * between extensions the later one wins. Each such case is a warning diagnostic, so the user learns why a key
  * does not do what an extension announced.
  */
+import type { KeyId } from "@mariozechner/pi-tui";
 import type { ResourceDiagnostic } from "../runtime/resource-loader.js";
 import type { ExtensionShortcut } from "./types.js";
 
@@ -41,7 +42,7 @@ export type ResolvedKeybindings = Readonly<Record<string, string | readonly stri
 export function resolveShortcuts(
   shortcuts: Iterable<ExtensionShortcut>,
   keybindings: ResolvedKeybindings,
-): { shortcuts: Map<string, ExtensionShortcut>; diagnostics: ResourceDiagnostic[] } {
+): { shortcuts: Map<KeyId, ExtensionShortcut>; diagnostics: ResourceDiagnostic[] } {
   // Key → the built-in action it triggers; a reserved action wins a key two actions share.
   const builtin = new Map<string, { action: string; reserved: boolean }>();
   for (const [action, keys] of Object.entries(keybindings)) {
@@ -53,11 +54,12 @@ export function resolveShortcuts(
       builtin.set(k, { action, reserved });
     }
   }
-  const out = new Map<string, ExtensionShortcut>();
+  const out = new Map<KeyId, ExtensionShortcut>();
   const diagnostics: ResourceDiagnostic[] = [];
   const warn = (message: string, path: string) => diagnostics.push({ type: "warning", message, path });
   for (const s of shortcuts) {
-    const key = s.shortcut.toLowerCase();
+    // Key ids are lower case; one registered in upper case is the same key.
+    const key = s.shortcut.toLowerCase() as KeyId;
     const taken = builtin.get(key);
     if (taken?.reserved) {
       warn(`shortcut ${s.shortcut} of ${s.extensionPath} is the built-in ${taken.action}: skipped`, s.extensionPath);

@@ -4,6 +4,7 @@
  * messages sent to the model, change the system prompt, and add tools and `/commands`.
  */
 
+import type { KeyId } from "@mariozechner/pi-tui";
 import type { AgentEvent, AgentMessage, ApprovalRequest, ThinkingLevel } from "@tiller/agent";
 import type { ImageContent, Model, TextContent, TSchema } from "@tiller/ai";
 import type { BashResult } from "../agent-session/user-bash.js";
@@ -229,7 +230,7 @@ export interface ExtensionFlag {
  * is a pi-tui key id (`ctrl+shift+k`, `alt+x`, `f5`); keys of the editor-global built-in actions are refused.
  */
 export interface ExtensionShortcut {
-  shortcut: string;
+  shortcut: KeyId;
   description?: string;
   handler: (ctx: ExtensionContext) => Promise<void> | void;
   /** The extension that registered it. */
@@ -260,7 +261,7 @@ export interface ExtensionAPI extends Omit<ExtensionActions, "refreshTools"> {
    * Binds a key in the interactive UI (see ExtensionShortcut); a later registration of the same key wins. Other
    * modes ignore it.
    */
-  registerShortcut(shortcut: string, options: Omit<ExtensionShortcut, "shortcut" | "extensionPath">): void;
+  registerShortcut(shortcut: KeyId, options: Omit<ExtensionShortcut, "shortcut" | "extensionPath">): void;
   /**
    * Draws the custom messages of `customType` (those `sendMessage` adds) in the interactive UI's transcript; a
    * renderer returning undefined leaves the default rendering.
@@ -326,7 +327,14 @@ export type AgentEndEvent = ExtensionEventMap["agent_end"];
 export type TurnStartEvent = ExtensionEventMap["turn_start"];
 export type TurnEndEvent = ExtensionEventMap["turn_end"];
 
-/** A `/command` as an extension registered it (pi's name), with the extension file it came from. */
-export type RegisteredCommand = ExtensionCommand & { name: string; sourceInfo: SourceInfo };
+/**
+ * A `/command` as an extension registered it (pi's name), with the extension file it came from. Its handler
+ * returns a promise (the registered one may answer synchronously; the runner wraps it).
+ */
+export type RegisteredCommand = Omit<ExtensionCommand, "handler"> & {
+  name: string;
+  sourceInfo: SourceInfo;
+  handler: (args: string, ctx: ExtensionCommandContext) => Promise<void>;
+};
 /** A registered command with the name that invokes it (pi's; Tiller invokes a command by its own name). */
 export type ResolvedCommand = RegisteredCommand & { invocationName: string };

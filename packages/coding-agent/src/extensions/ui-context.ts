@@ -1,9 +1,13 @@
 /**
- * The user-interface part of an extension's context (pi's `ExtensionUIContext`, without the members that hand
- * out terminal-UI components: those come with the TUI), and the answer a host without a UI gives: dialogs
- * resolve at once as dismissed (`undefined` / `false`), display calls do nothing, `notify` goes where the host
- * says (stderr in the CLI).
+ * The user-interface part of an extension's context (pi's `ExtensionUIContext`), and the answer a host without a
+ * UI gives: dialogs resolve at once as dismissed (`undefined` / `false`), display calls do nothing, `notify` goes
+ * where the host says (stderr in the CLI). The members that take terminal-UI components (pi-tui's `Component`,
+ * `TUI`) are pi's; a host without a terminal UI ignores them as pi's does.
  */
+import type { Component, EditorComponent, EditorTheme, OverlayHandle, OverlayOptions, TUI } from "@mariozechner/pi-tui";
+import type { KeybindingsManager } from "../cli/tui/pi/keybindings.js";
+import { currentTheme, type Theme } from "../cli/tui/pi/theme.js";
+import type { AutocompleteProviderFactory, ReadonlyFooterDataProvider } from "../cli/tui/pi/types.js";
 
 /** Options of a dialog: an abort signal or a timeout dismisses it (it then resolves as dismissed). */
 export interface ExtensionUIDialogOptions {
@@ -21,6 +25,12 @@ export interface ExtensionWidgetOptions {
 }
 
 export type NotifyLevel = "info" | "warning" | "error";
+
+/** A component an extension hands the UI; `dispose` is called when the UI drops it. */
+export type ExtensionComponent = Component & { dispose?(): void };
+
+/** Makes the editor component that replaces the built-in one (pi's `EditorFactory`). */
+export type EditorFactory = (tui: TUI, theme: EditorTheme, keybindings: KeybindingsManager) => EditorComponent;
 
 /** pi's UI context as far as it needs no terminal-UI component types. */
 export interface ExtensionUIContext {
@@ -40,13 +50,51 @@ export interface ExtensionUIContext {
   setWorkingVisible(visible: boolean): void;
   setWorkingIndicator(options?: { frames?: string[]; intervalMs?: number }): void;
   setHiddenThinkingLabel(label?: string): void;
-  /** Lines shown above or below the editor; undefined removes the widget. */
+  /** Lines (or a component) shown above or below the editor; undefined removes the widget. */
   setWidget(key: string, content: string[] | undefined, options?: ExtensionWidgetOptions): void;
+  setWidget(
+    key: string,
+    content: ((tui: TUI, theme: Theme) => ExtensionComponent) | undefined,
+    options?: ExtensionWidgetOptions,
+  ): void;
+  /** A footer component in place of the built-in one; undefined restores it. */
+  setFooter(
+    factory: ((tui: TUI, theme: Theme, footerData: ReadonlyFooterDataProvider) => ExtensionComponent) | undefined,
+  ): void;
+  /** A header component (shown at start-up, above the chat); undefined restores the built-in one. */
+  setHeader(factory: ((tui: TUI, theme: Theme) => ExtensionComponent) | undefined): void;
   setTitle(title: string): void;
+  /**
+   * Shows `factory`'s component with keyboard focus until it calls `done`, and resolves with `done`'s result;
+   * without a terminal UI it resolves with undefined at once (pi's behaviour).
+   */
+  custom<T>(
+    factory: (
+      tui: TUI,
+      theme: Theme,
+      keybindings: KeybindingsManager,
+      done: (result: T) => void,
+    ) => ExtensionComponent | Promise<ExtensionComponent>,
+    options?: {
+      overlay?: boolean;
+      overlayOptions?: OverlayOptions | (() => OverlayOptions);
+      onHandle?: (handle: OverlayHandle) => void;
+    },
+  ): Promise<T>;
   pasteToEditor(text: string): void;
   setEditorText(text: string): void;
   getEditorText(): string;
+  /** Stacks autocomplete behaviour on top of the built-in provider. */
+  addAutocompleteProvider(factory: AutocompleteProviderFactory): void;
+  /** A custom editor component; undefined restores the built-in editor. */
+  setEditorComponent(factory: EditorFactory | undefined): void;
+  getEditorComponent(): EditorFactory | undefined;
+  /** The theme in use. */
+  readonly theme: Theme;
   getAllThemes(): { name: string; path: string | undefined }[];
+  /** A theme by name without switching to it; undefined when there is none. */
+  getTheme(name: string): Theme | undefined;
+  setTheme(theme: string | Theme): { success: boolean; error?: string };
   getToolsExpanded(): boolean;
   setToolsExpanded(expanded: boolean): void;
 }
@@ -72,11 +120,23 @@ export function createNoUIContext(
     setWorkingIndicator: () => {},
     setHiddenThinkingLabel: () => {},
     setWidget: () => {},
+    setFooter: () => {},
+    setHeader: () => {},
     setTitle: () => {},
+    // Nothing to show it on: resolves as dismissed, as pi's context without a UI.
+    custom: async <T>() => undefined as T,
     pasteToEditor: () => {},
     setEditorText: () => {},
     getEditorText: () => "",
+    addAutocompleteProvider: () => {},
+    setEditorComponent: () => {},
+    getEditorComponent: () => undefined,
+    get theme() {
+      return currentTheme();
+    },
     getAllThemes: () => [],
+    getTheme: () => undefined,
+    setTheme: () => ({ success: false, error: "UI not available" }),
     getToolsExpanded: () => false,
     setToolsExpanded: () => {},
   };

@@ -144,6 +144,7 @@ export class ModelRegistry {
     if (typeof streamSimple === "function" && api) {
       registerApiProvider({ api, stream: streamSimple, streamSimple }, providerSource(name));
     }
+    if (config.oauth) this.authStorage.registerOAuthProvider({ ...config.oauth, id: name });
     this.registered.set(name, config);
     this.refresh();
   }
@@ -151,6 +152,7 @@ export class ModelRegistry {
     const config = this.registered.get(name);
     if (!config) return;
     this.registered.delete(name);
+    if (config.oauth) this.authStorage.unregisterOAuthProvider(name);
     unregisterApiProviders(providerSource(name));
     // A built-in API the provider's stream function had replaced serves again.
     const api = config.api;
@@ -188,9 +190,11 @@ export class ModelRegistry {
   }
   /** The key for `model`: runtime, auth.json, environment, then models.json `apiKey`. */
   getApiKey(model: Pick<Model<Api>, "provider">): string | undefined {
-    const fromAuth = this.authStorage.getApiKey(model.provider);
-    if (fromAuth) return fromAuth;
-    const configured = this.providerConfigs.get(model.provider)?.apiKey;
+    return this.authStorage.getApiKeyNow(model.provider) ?? this.configuredKey(model.provider);
+  }
+
+  private configuredKey(provider: string): string | undefined {
+    const configured = this.providerConfigs.get(provider)?.apiKey;
     return configured ? resolveConfigValue(configured) : undefined;
   }
 
@@ -206,7 +210,7 @@ export class ModelRegistry {
     model: Pick<Model<Api>, "provider" | "headers">,
   ): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string }> {
     try {
-      const apiKey = this.getApiKey(model);
+      const apiKey = await this.getApiKeyForProvider(model.provider);
       if (this.providerConfigs.get(model.provider)?.authHeader && !apiKey)
         return { ok: false, error: `No API key found for "${model.provider}"` };
       const headers = {
@@ -240,8 +244,9 @@ export class ModelRegistry {
     return PROVIDER_NAMES[provider] ?? provider;
   }
 
+  /** As `getApiKey`, refreshing an expired OAuth credential first (AuthStorage.getApiKey). */
   async getApiKeyForProvider(provider: string): Promise<string | undefined> {
-    return this.getApiKey({ provider });
+    return (await this.authStorage.getApiKey(provider)) ?? this.configuredKey(provider);
   }
 
   /** True when the provider's stored credential is an OAuth one. */

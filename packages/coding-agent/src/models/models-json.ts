@@ -3,7 +3,14 @@
  * models?: [{ id, name?, reasoning?, input?, contextWindow?, maxTokens?, cost? }], modelOverrides? } } }`.
  * Comments and trailing commas are accepted (JSONC). Every problem is reported with its path in the file.
  */
-import type { ApiStreamSimpleFunction, Model } from "@tiller/ai";
+import type {
+  Api,
+  AssistantMessageEventStream,
+  Context,
+  Model,
+  OAuthProviderInterface,
+  SimpleStreamOptions,
+} from "@tiller/ai";
 
 export interface ModelDefinition {
   id: string;
@@ -21,6 +28,14 @@ export interface ModelDefinition {
   thinkingLevelMap?: Model["thinkingLevelMap"];
 }
 
+/**
+ * A registered provider's stream function (pi's: it returns the stream class, which `createAssistantMessageEventStream`
+ * makes). A method type, so its options are compared bivariantly as for the API registry's functions.
+ */
+export type ProviderStreamFunction = {
+  fn(model: Model<Api>, context: Context, options?: SimpleStreamOptions): AssistantMessageEventStream;
+}["fn"];
+
 export interface ProviderConfig {
   /** A display name (pi's; Tiller shows the provider id). */
   name?: string;
@@ -35,7 +50,12 @@ export interface ProviderConfig {
    * Only from `registerProvider` (an extension's code; models.json cannot hold one): the stream function that
    * serves `api` (required with it). Registered as that API's provider until the provider is unregistered.
    */
-  streamSimple?: ApiStreamSimpleFunction;
+  streamSimple?: ProviderStreamFunction;
+  /**
+   * Only from `registerProvider`: an OAuth login for this provider (its id is the provider name), registered with
+   * the registry's AuthStorage so `login(name, …)` runs it and the stored credential turns into keys through it.
+   */
+  oauth?: Omit<OAuthProviderInterface, "id">;
   /** Per-API compatibility flags (pi's `Model["compat"]` shapes; validated by the provider that reads them). */
   compat?: object;
   models?: ModelDefinition[];

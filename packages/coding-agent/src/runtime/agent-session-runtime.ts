@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import type { AgentSession } from "../agent-session/agent-session.js";
 import type { CreateAgentSessionResult } from "../agent-session/create-agent-session.js";
 import { sessionCommandActions } from "../extensions/context.js";
+import { extensionRunnerOf } from "../extensions/runner.js";
 import type { ExtensionEventMap, SessionStartEvent } from "../extensions/types.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { AgentSessionRuntimeDiagnostic, AgentSessionServices } from "./agent-session-services.js";
@@ -90,7 +91,7 @@ export class AgentSessionRuntime {
   ): Promise<boolean> {
     const runner = this.current.extensionRunner;
     if (!runner.hasHandlers(event.type)) return false;
-    const r = await runner.emit<"session_before_switch" | "session_before_fork">(event);
+    const r = await runner.emit(event);
     return r?.cancel === true;
   }
 
@@ -148,9 +149,13 @@ export class AgentSessionRuntime {
     reason: ExtensionEventMap["session_shutdown"]["reason"] = "quit",
     targetSessionFile?: string,
   ): Promise<void> {
-    const runner = this.currentServices.resourceLoader.getExtensions();
-    runner.runtime.invalidate();
-    await runner.runner.emit({ type: "session_shutdown", reason, ...(targetSessionFile ? { targetSessionFile } : {}) });
+    const loaded = this.currentServices.resourceLoader.getExtensions();
+    loaded.runtime.invalidate();
+    await extensionRunnerOf(loaded).emit({
+      type: "session_shutdown",
+      reason,
+      ...(targetSessionFile ? { targetSessionFile } : {}),
+    });
     this.current.dispose();
   }
 

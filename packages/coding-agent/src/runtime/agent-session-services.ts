@@ -8,6 +8,7 @@ import type { Model } from "@tiller/ai";
 import { type CreateAgentSessionResult, createAgentSession } from "../agent-session/create-agent-session.js";
 import { AuthStorage } from "../auth/auth-storage.js";
 import type { LoadExtensionsResult } from "../extensions/extension-runtime.js";
+import { extensionRunnerOf } from "../extensions/runner.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
 import type { SessionStartEvent } from "../extensions/types.js";
 import { getTillerHome, getTillerPaths } from "../home.js";
@@ -110,7 +111,7 @@ export async function createAgentSessionFromServices(
     ...(options.model ? { model: options.model } : {}),
     ...(options.thinkingLevel ? { thinkingLevel: options.thinkingLevel } : {}),
   });
-  const runner = services.resourceLoader.getExtensions().runner;
+  const runner = extensionRunnerOf(services.resourceLoader.getExtensions());
   const start = options.sessionStartEvent ?? {
     type: "session_start" as const,
     reason: options.sessionManager.getEntryCount() > 0 ? ("resume" as const) : ("startup" as const),
@@ -130,7 +131,7 @@ function applyFlagValues(
   values: ReadonlyMap<string, boolean | string> | undefined,
 ): AgentSessionRuntimeDiagnostic[] {
   if (!values || values.size === 0) return [];
-  const registered = extensions.runner.getFlags();
+  const registered = extensionRunnerOf(extensions).getFlags();
   const out: AgentSessionRuntimeDiagnostic[] = [];
   const unknown: string[] = [];
   for (const [name, value] of values) {

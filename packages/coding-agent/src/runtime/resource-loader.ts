@@ -9,8 +9,9 @@ import { loadContextFiles } from "../context/context-files.js";
 import { loadPromptTemplates, type PromptTemplate } from "../context/prompt-templates.js";
 import { loadSkills, type Skill } from "../context/skills.js";
 import type { EventBus } from "../event-bus.js";
-import type { Extension, LoadExtensionsResult } from "../extensions/extension-runtime.js";
+import type { LoadExtensionsResult } from "../extensions/extension-runtime.js";
 import { loadExtensions } from "../extensions/loader.js";
+import { type ExtensionRunner, extensionRunnerOf } from "../extensions/runner.js";
 import type { ExtensionFactory } from "../extensions/types.js";
 import { getTillerHome } from "../home.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
@@ -39,6 +40,9 @@ export interface ResourceExtensionPaths {
   promptPaths?: Array<{ path: string; metadata?: unknown }>;
   themePaths?: Array<{ path: string; metadata?: unknown }>;
 }
+
+/** What Tiller's loaders return: the result with its runner. */
+export type LoadedExtensions = LoadExtensionsResult & { runner: ExtensionRunner };
 
 export interface ResourceLoader {
   getExtensions(): LoadExtensionsResult;
@@ -92,7 +96,7 @@ function textOrFile(value: string, cwd: string): string {
 }
 
 export class DefaultResourceLoader implements ResourceLoader {
-  private extensions: LoadExtensionsResult | undefined;
+  private extensions: LoadedExtensions | undefined;
   private skills: Diagnosed<"skills", Skill> = { skills: [], diagnostics: [] };
   private prompts: Diagnosed<"prompts", PromptTemplate> = { prompts: [], diagnostics: [] };
   private themes: Diagnosed<"themes", unknown> = { themes: [], diagnostics: [] };
@@ -119,12 +123,15 @@ export class DefaultResourceLoader implements ResourceLoader {
       ...(o.eventBus ? { eventBus: o.eventBus } : {}),
     });
     const extensions: LoadExtensionsResult = {
-      extensions: runner.extensions.map((e): Extension => ({ ...e, resolvedPath: e.path })),
+      extensions: [...runner.extensions],
       errors: runner.loadErrors.map((e) => ({ path: e.extensionPath, error: e.error })),
       runtime: runner.runtime,
       runner,
     };
-    this.extensions = o.extensionsOverride ? o.extensionsOverride(extensions) : extensions;
+    const chosen = o.extensionsOverride ? o.extensionsOverride(extensions) : extensions;
+    // An override may build its result as pi's (without a runner): it gets one here, as the session would.
+    extensionRunnerOf(chosen);
+    this.extensions = chosen as LoadedExtensions;
 
     this.loadSkillSet(cwd, home);
 
@@ -145,7 +152,7 @@ export class DefaultResourceLoader implements ResourceLoader {
     this.appendSystemPrompt = o.appendSystemPromptOverride ? o.appendSystemPromptOverride(append) : append;
   }
 
-  getExtensions(): LoadExtensionsResult {
+  getExtensions(): LoadedExtensions {
     if (!this.extensions) throw new Error("DefaultResourceLoader: call reload() before reading extensions");
     return this.extensions;
   }

@@ -1,5 +1,6 @@
 /** The CLI modes' view of an SDK runtime (print, rpc and the interactive UI run on it). */
 import type { CliSetup } from "../cli/session-setup.js";
+import { extensionRunnerOf } from "../extensions/runner.js";
 import type { AgentSessionRuntime } from "./agent-session-runtime.js";
 
 /** The CLI's view of a runtime's session: its extensions, templates and skills come from the resource loader. */
@@ -7,7 +8,7 @@ export function setupOf(runtime: AgentSessionRuntime): CliSetup {
   const loader = runtime.services.resourceLoader;
   return {
     session: runtime.session,
-    extensions: loader.getExtensions().runner,
+    extensions: extensionRunnerOf(loader.getExtensions()),
     templates: loader.getPrompts().prompts,
     skills: loader.getSkills().skills,
     modelRegistry: runtime.services.modelRegistry,
