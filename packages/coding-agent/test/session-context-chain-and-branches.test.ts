@@ -1,5 +1,5 @@
 /**
- * A SessionManager indexes entries while the file is read and takes the entry list itself as the path when the
+ * A SessionManager indexes a file's entries once it is read and takes the entry list itself as the path when the
  * entries are one unbranched chain. Whatever the shape of the file (a chain, a branch made later, a reopened
  * branched file, a corrupt file that repeats an id or skips a parent), its context and branch must be what the
  * general tree walk (`buildSessionContext` over the entries, `pathToRoot` by id) gives.

@@ -1,8 +1,8 @@
 /**
  * The lookup structures of one session's entries (by id, current labels) plus whether the entries form one
- * unbranched chain. `add` is O(1) and is called while each entry is read (see `readSessionFile`'s `onEntry`), when
- * the entry is still in the CPU cache: indexing then costs no second pass over a large file's entries, and for a
- * chain the path to the last entry is the entry list itself, so building the context needs no walk either.
+ * unbranched chain. `add` is O(1); a file's entries are added after the whole file is read (see
+ * `SessionManager.load`), appended ones as they are appended. For a chain the path to the last entry is the entry
+ * list itself, so building the context needs no walk by id.
  */
 import { pathToRoot } from "./context.js";
 import type { SessionEntry } from "./types.js";

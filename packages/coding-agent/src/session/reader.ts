@@ -42,7 +42,6 @@ interface ParseState {
   entries: SessionEntry[];
   warnings: string[];
   lineNo: number;
-  onEntry: ((entry: SessionEntry) => void) | undefined;
 }
 
 function parseLine(state: ParseState, line: string, path: string, torn: boolean): void {
@@ -70,7 +69,6 @@ function parseLine(state: ParseState, line: string, path: string, torn: boolean)
     return;
   }
   state.entries.push(value as SessionEntry);
-  state.onEntry?.(value as SessionEntry);
 }
 
 /**
@@ -194,11 +192,8 @@ function copyOf(file: ParsedSessionFile): ParsedSessionFile {
 /**
  * Reads and parses a session file (through the cache). Throws `SessionFileError` when the file is not a session
  * file, and the fs error when it cannot be read. The returned arrays belong to the caller.
- * `onEntry`, when given, is called with each entry of the result, in order, as it is parsed (entries taken from
- * the cache first): per-entry bookkeeping (an index by id) then needs no second pass while the entry is fresh
- * in the CPU cache. When the read throws, some entries may have been passed already.
  */
-export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) => void): ParsedSessionFile {
+export function readSessionFile(path: string): ParsedSessionFile {
   const key = resolve(path);
   const fd = openSync(key, "r");
   try {
@@ -209,9 +204,7 @@ export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) =>
         sessionCacheStats.hits++;
         cache.delete(key);
         cache.set(key, rec);
-        const file = copyOf(rec.file);
-        if (onEntry) for (const e of file.entries) onEntry(e);
-        return file;
+        return copyOf(rec.file);
       }
       const resumeAt = rec.file.parsedBytes;
       if (st.size > rec.size && rec.file.endsWithNewline && resumeAt > 0 && lastByteIs(fd, resumeAt - 1, NEWLINE)) {
@@ -221,9 +214,7 @@ export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) =>
           entries: rec.file.entries.slice(),
           warnings: rec.file.warnings.slice(),
           lineNo: Number.NaN,
-          onEntry,
         };
-        if (onEntry) for (const e of state.entries) onEntry(e);
         const end = parseFrom(fd, key, resumeAt, st.size, state);
         const file: ParsedSessionFile = {
           header: rec.file.header,
@@ -236,7 +227,7 @@ export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) =>
       }
     }
     sessionCacheStats.misses++;
-    const state: ParseState = { header: undefined, entries: [], warnings: [], lineNo: 0, onEntry };
+    const state: ParseState = { header: undefined, entries: [], warnings: [], lineNo: 0 };
     const end = parseFrom(fd, key, 0, st.size, state);
     if (!state.header) throw new SessionFileError(`${key}: empty file, no session header`, key);
     const file: ParsedSessionFile = { header: state.header, entries: state.entries, warnings: state.warnings, ...end };
