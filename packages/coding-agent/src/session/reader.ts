@@ -42,6 +42,7 @@ interface ParseState {
   entries: SessionEntry[];
   warnings: string[];
   lineNo: number;
+  onEntry: ((entry: SessionEntry) => void) | undefined;
 }
 
 function parseLine(state: ParseState, line: string, path: string, torn: boolean): void {
@@ -69,6 +70,7 @@ function parseLine(state: ParseState, line: string, path: string, torn: boolean)
     return;
   }
   state.entries.push(value as SessionEntry);
+  state.onEntry?.(value as SessionEntry);
 }
 
 /**
@@ -192,8 +194,12 @@ function copyOf(file: ParsedSessionFile): ParsedSessionFile {
 /**
  * Reads and parses a session file (through the cache). Throws `SessionFileError` when the file is not a session
  * file, and the fs error when it cannot be read. The returned arrays belong to the caller.
+ * `onEntry`, when given, is called with each entry of the result, in order, as it is parsed (entries taken from
+ * the cache first): cheap per-entry bookkeeping then runs while the entry is still in the CPU cache. It must not
+ * store entries into long-lived tables (a `Map` of every entry): see `IdHashSet` for why. When the read throws,
+ * some entries may have been passed already.
  */
-export function readSessionFile(path: string): ParsedSessionFile {
+export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) => void): ParsedSessionFile {
   const key = resolve(path);
   const fd = openSync(key, "r");
   try {
@@ -204,7 +210,9 @@ export function readSessionFile(path: string): ParsedSessionFile {
         sessionCacheStats.hits++;
         cache.delete(key);
         cache.set(key, rec);
-        return copyOf(rec.file);
+        const file = copyOf(rec.file);
+        if (onEntry) for (const e of file.entries) onEntry(e);
+        return file;
       }
       const resumeAt = rec.file.parsedBytes;
       if (st.size > rec.size && rec.file.endsWithNewline && resumeAt > 0 && lastByteIs(fd, resumeAt - 1, NEWLINE)) {
@@ -214,7 +222,9 @@ export function readSessionFile(path: string): ParsedSessionFile {
           entries: rec.file.entries.slice(),
           warnings: rec.file.warnings.slice(),
           lineNo: Number.NaN,
+          onEntry,
         };
+        if (onEntry) for (const e of state.entries) onEntry(e);
         const end = parseFrom(fd, key, resumeAt, st.size, state);
         const file: ParsedSessionFile = {
           header: rec.file.header,
@@ -227,7 +237,7 @@ export function readSessionFile(path: string): ParsedSessionFile {
       }
     }
     sessionCacheStats.misses++;
-    const state: ParseState = { header: undefined, entries: [], warnings: [], lineNo: 0 };
+    const state: ParseState = { header: undefined, entries: [], warnings: [], lineNo: 0, onEntry };
     const end = parseFrom(fd, key, 0, st.size, state);
     if (!state.header) throw new SessionFileError(`${key}: empty file, no session header`, key);
     const file: ParsedSessionFile = { header: state.header, entries: state.entries, warnings: state.warnings, ...end };
