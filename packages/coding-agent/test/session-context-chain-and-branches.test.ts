@@ -28,6 +28,8 @@ function expectSameAsTreeWalk(sm: SessionManager): void {
   const byId = byIdOf(entries);
   expect(sm.buildSessionContext()).toEqual(buildSessionContext(entries, sm.getLeafId(), byId));
   expect(sm.getBranch()).toEqual(pathToRoot(byId, sm.getLeafId()));
+  const leaf = sm.getLeafId();
+  expect(sm.getLeafEntry()).toBe(leaf === null ? undefined : byId.get(leaf));
 }
 
 const texts = (sm: SessionManager) =>

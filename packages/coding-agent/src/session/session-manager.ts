@@ -252,7 +252,11 @@ export class SessionManager {
     return this.leafId;
   }
   getLeafEntry(): SessionEntry | undefined {
-    return this.leafId === null ? undefined : this.index.byId.get(this.leafId);
+    if (this.leafId === null) return undefined;
+    // The usual leaf, the last entry, without building the map by id (it is also what the map would hold: the
+    // latest entry of that id).
+    const last = this.entries[this.entries.length - 1];
+    return last?.id === this.leafId ? last : this.index.byId.get(this.leafId);
   }
   getEntry(id: string): SessionEntry | undefined {
     return this.index.byId.get(id);
