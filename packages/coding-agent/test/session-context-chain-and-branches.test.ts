@@ -1,5 +1,5 @@
 /**
- * A SessionManager indexes entries while the file is read and takes the entry list itself as the path when the
+ * A SessionManager indexes a file's entries once it is read and takes the entry list itself as the path when the
  * entries are one unbranched chain. Whatever the shape of the file (a chain, a branch made later, a reopened
  * branched file, a corrupt file that repeats an id or skips a parent), its context and branch must be what the
  * general tree walk (`buildSessionContext` over the entries, `pathToRoot` by id) gives.
@@ -28,6 +28,8 @@ function expectSameAsTreeWalk(sm: SessionManager): void {
   const byId = byIdOf(entries);
   expect(sm.buildSessionContext()).toEqual(buildSessionContext(entries, sm.getLeafId(), byId));
   expect(sm.getBranch()).toEqual(pathToRoot(byId, sm.getLeafId()));
+  const leaf = sm.getLeafId();
+  expect(sm.getLeafEntry()).toBe(leaf === null ? undefined : byId.get(leaf));
 }
 
 const texts = (sm: SessionManager) =>
@@ -85,6 +87,34 @@ describe("session context along a chain and along branches", () => {
       // The whole list would be one, two, three: none of these files is a chain.
       expect(texts(sm), name).not.toEqual(["one", "two", "three"]);
     }
+  });
+
+  it("two different ids of one hash do not make a chain look branched", () => {
+    // 781f49de and 401021bf have the same 32-bit hash in the index's id set: only the check by id may decide.
+    const header = { type: "session", version: 3, id: "s-2", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" };
+    const lines = [
+      { type: "message", id: "781f49de", parentId: null, timestamp: "t", message: { role: "user", content: "one" } },
+      {
+        type: "message",
+        id: "401021bf",
+        parentId: "781f49de",
+        timestamp: "t",
+        message: { role: "user", content: "two" },
+      },
+    ];
+    const file = join(dir, "collide.jsonl");
+    writeFileSync(file, `${[header, ...lines].map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const sm = SessionManager.open(file);
+    expect(texts(sm)).toEqual(["one", "two"]);
+    expectSameAsTreeWalk(sm);
+    expect(sm.getEntry("781f49de")?.id).toBe("781f49de");
+    expect(sm.getEntry("401021bf")?.id).toBe("401021bf");
+    // Appends draw ids the set says are free; the chain goes on.
+    for (let i = 0; i < 50; i++) sm.appendMessage({ role: "user", content: `m${i}`, timestamp: i });
+    expect(new Set(sm.getEntries().map((e) => e.id)).size).toBe(52);
+    expect(texts(sm)).toHaveLength(52);
+    expectSameAsTreeWalk(sm);
+    sm.close();
   });
 
   it("appending after reopening a chain keeps it a chain; after branch() it is walked", () => {

@@ -1,32 +1,42 @@
 /**
  * The lookup structures of one session's entries (by id, current labels) plus whether the entries form one
- * unbranched chain. `add` is O(1) and is called while each entry is read (see `readSessionFile`'s `onEntry`), when
- * the entry is still in the CPU cache: indexing then costs no second pass over a large file's entries, and for a
- * chain the path to the last entry is the entry list itself, so building the context needs no walk either.
+ * unbranched chain. `add` is O(1) and cheap enough to run while each entry is read (see `readSessionFile`'s
+ * `onEntry`), when the entry is still in the CPU cache: it compares the parent with the previous id, hashes the id
+ * into an `IdHashSet` and notes labels. The `Map` by id is built only when something asks for an entry by id
+ * (from the entry list, in one pass over entries that have left V8's young generation by then), and kept current
+ * from then on. Opening a chain and building its context needs no map: the path to the last entry is the entry
+ * list itself, and a fresh id only needs the hash set to be sure it is unused.
  */
 import { pathToRoot } from "./context.js";
+import { IdHashSet } from "./id-hash-set.js";
 import type { SessionEntry } from "./types.js";
 
 export class EntryIndex {
-  readonly byId = new Map<string, SessionEntry>();
   readonly labels = new Map<string, string>();
   /** Timestamp of the label entry that set each current label (pi's `labelTimestamp`). */
   readonly labelTimestamps = new Map<string, string>();
-  /**
-   * True while the entries added so far are one chain: the first has no parent, each next one's parent is the
-   * entry added before it, and no id repeats. Then the path from the root to the last entry is all entries.
-   */
+  private readonly ids = new IdHashSet();
+  /** Ids that may be taken (false positives only): what `newEntryId` needs, without building the map. */
+  readonly takenIds: { has(id: string): boolean } = { has: (id) => this.ids.mightHave(id) };
+  /** The list the entries were added from, in order (the manager appends to it as it adds). */
+  private entries: readonly SessionEntry[] = [];
+  private map: Map<string, SessionEntry> | undefined;
+  private count = 0;
+  /** True while each entry added so far has the one added before it as parent (the first: none). */
   private chained = true;
+  /** An id hashed like an earlier one: it may repeat, which only the map can tell. */
+  private maybeRepeated = false;
   private lastId: string | null = null;
 
   /** Indexes `e`, the entry after the ones added before. A bound function, usable as a callback. */
   readonly add = (e: SessionEntry): void => {
-    const byId = this.byId;
-    const before = byId.size;
-    byId.set(e.id, e);
-    // A repeated id replaced an entry (the map did not grow): the list is no longer the path.
-    if (this.chained && (e.parentId !== this.lastId || byId.size === before)) this.chained = false;
+    if (this.chained && e.parentId !== this.lastId) this.chained = false;
     this.lastId = e.id;
+    // A file older than v3 (read before it is migrated) or a corrupt one may hold entries without a string id.
+    const id: unknown = e.id;
+    if (this.ids.add(typeof id === "string" ? id : String(id))) this.maybeRepeated = true;
+    this.count++;
+    this.map?.set(e.id, e);
     if (e.type === "label") {
       if (e.label) {
         this.labels.set(e.targetId, e.label);
@@ -38,35 +48,61 @@ export class EntryIndex {
     }
   };
 
+  /**
+   * Ties the index to `entries`, which must hold exactly the entries added, in order; the owner pushes every entry
+   * it adds later onto the same list.
+   */
+  attach(entries: readonly SessionEntry[]): void {
+    if (entries.length !== this.count)
+      throw new Error(`entry index holds ${this.count} entries, the list ${entries.length}`);
+    this.entries = entries;
+  }
+
+  /** Entries by id (a repeated id: the later entry). Built on first use. */
+  get byId(): ReadonlyMap<string, SessionEntry> {
+    if (this.map === undefined) {
+      const m = new Map<string, SessionEntry>();
+      for (const e of this.entries) m.set(e.id, e);
+      this.map = m;
+    }
+    return this.map;
+  }
+
   clear(): void {
-    this.byId.clear();
     this.labels.clear();
     this.labelTimestamps.clear();
+    this.ids.clear();
+    this.entries = [];
+    this.map = undefined;
+    this.count = 0;
     this.chained = true;
+    this.maybeRepeated = false;
     this.lastId = null;
   }
 
-  /** Rebuilds the index from `entries` (after they were changed in place, e.g. migrated). */
+  /** Rebuilds the index from `entries` (after they were changed in place, e.g. migrated) and attaches it. */
   rebuild(entries: readonly SessionEntry[]): void {
     this.clear();
     for (const e of entries) this.add(e);
+    this.entries = entries;
   }
 
   /**
-   * True when the path from the root to `leafId` is exactly `entries` (which must be the entries added, in order):
-   * the entries are one chain and `leafId` is the last one.
+   * True when the path from the root to `leafId` is exactly the entry list: the entries are one chain, no id
+   * repeats, and `leafId` is the last one.
    */
-  isWholeChain(entries: readonly SessionEntry[], leafId: string | null): boolean {
-    return this.chained && leafId !== null && leafId === this.lastId && entries.length === this.byId.size;
+  isWholeChain(leafId: string | null): boolean {
+    if (!this.chained || leafId === null || leafId !== this.lastId) return false;
+    return !this.maybeRepeated || this.byId.size === this.count;
   }
 
-  /** Entries from the root to `leafId`, oldest first (a fresh array; `entries` are the entries added, in order). */
-  pathTo(entries: readonly SessionEntry[], leafId: string | null): SessionEntry[] {
-    return this.isWholeChain(entries, leafId) ? entries.slice() : pathToRoot(this.byId, leafId);
+  /** Entries from the root to `leafId`, oldest first (a fresh array). */
+  pathTo(leafId: string | null): SessionEntry[] {
+    return this.isWholeChain(leafId) ? this.entries.slice() : pathToRoot(this.byId, leafId);
   }
 
-  /** `pathTo` for reading only: `entries` itself when it is the whole path (no copy). */
-  pathView(entries: readonly SessionEntry[], leafId: string | null): readonly SessionEntry[] {
-    return this.isWholeChain(entries, leafId) ? entries : pathToRoot(this.byId, leafId);
+  /** `pathTo` for reading only: the entry list itself when it is the whole path (no copy). */
+  pathView(leafId: string | null): readonly SessionEntry[] {
+    return this.isWholeChain(leafId) ? this.entries : pathToRoot(this.byId, leafId);
   }
 }

@@ -23,21 +23,25 @@ export function entryMessage(entry: SessionEntry): AgentMessage | undefined {
 
 /** The context of `path` (entries from the root, oldest first). */
 export function contextOfPath(path: readonly SessionEntry[]): SessionContext {
-  let thinkingLevel = "off";
-  let model: SessionContext["model"] = null;
-  let compactionAt = -1;
-  for (let i = 0; i < path.length; i++) {
+  // The latest of each, found from the end: the scan stops once all three are found, and it does not read the
+  // message of every entry on a long path (an assistant message is usually among the last few).
+  let thinkingLevel: string | undefined;
+  let model: SessionContext["model"] | undefined;
+  let compactionAt: number | undefined;
+  for (let i = path.length - 1; i >= 0; i--) {
     const e = path[i] as SessionEntry;
-    if (e.type === "thinking_level_change") thinkingLevel = e.thinkingLevel;
-    else if (e.type === "model_change") model = { provider: e.provider, modelId: e.modelId };
-    else if (e.type === "message" && e.message.role === "assistant")
-      model = { provider: e.message.provider, modelId: e.message.model };
-    else if (e.type === "compaction") compactionAt = i;
+    if (e.type === "thinking_level_change") thinkingLevel ??= e.thinkingLevel;
+    else if (e.type === "model_change") model ??= { provider: e.provider, modelId: e.modelId };
+    else if (e.type === "message") {
+      if (model === undefined && e.message.role === "assistant")
+        model = { provider: e.message.provider, modelId: e.message.model };
+    } else if (e.type === "compaction") compactionAt ??= i;
+    if (thinkingLevel !== undefined && model !== undefined && compactionAt !== undefined) break;
   }
 
   const messages: AgentMessage[] = [];
   let start = 0;
-  if (compactionAt >= 0) {
+  if (compactionAt !== undefined) {
     const c = path[compactionAt] as CompactionEntry;
     messages.push(createCompactionSummaryMessage(c.summary, c.tokensBefore, c.timestamp));
     const kept = path.findIndex((e, i) => i < compactionAt && e.id === c.firstKeptEntryId);
@@ -53,5 +57,5 @@ export function contextOfPath(path: readonly SessionEntry[]): SessionContext {
     const m = entryMessage(path[i] as SessionEntry);
     if (m) messages.push(m);
   }
-  return { messages, thinkingLevel, model };
+  return { messages, thinkingLevel: thinkingLevel ?? "off", model: model ?? null };
 }

@@ -195,8 +195,9 @@ function copyOf(file: ParsedSessionFile): ParsedSessionFile {
  * Reads and parses a session file (through the cache). Throws `SessionFileError` when the file is not a session
  * file, and the fs error when it cannot be read. The returned arrays belong to the caller.
  * `onEntry`, when given, is called with each entry of the result, in order, as it is parsed (entries taken from
- * the cache first): per-entry bookkeeping (an index by id) then needs no second pass while the entry is fresh
- * in the CPU cache. When the read throws, some entries may have been passed already.
+ * the cache first): cheap per-entry bookkeeping then runs while the entry is still in the CPU cache. It must not
+ * store entries into long-lived tables (a `Map` of every entry): see `IdHashSet` for why. When the read throws,
+ * some entries may have been passed already.
  */
 export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) => void): ParsedSessionFile {
   const key = resolve(path);

@@ -252,7 +252,11 @@ export class SessionManager {
     return this.leafId;
   }
   getLeafEntry(): SessionEntry | undefined {
-    return this.leafId === null ? undefined : this.index.byId.get(this.leafId);
+    if (this.leafId === null) return undefined;
+    // The usual leaf, the last entry, without building the map by id (it is also what the map would hold: the
+    // latest entry of that id).
+    const last = this.entries[this.entries.length - 1];
+    return last?.id === this.leafId ? last : this.index.byId.get(this.leafId);
   }
   getEntry(id: string): SessionEntry | undefined {
     return this.index.byId.get(id);
@@ -280,12 +284,12 @@ export class SessionManager {
   }
   /** Entries from the root to `fromId` (default: the leaf), oldest first. */
   getBranch(fromId: string | null = this.leafId): SessionEntry[] {
-    return this.index.pathTo(this.entries, fromId);
+    return this.index.pathTo(fromId);
   }
   /** What the model sees at the current leaf. */
   buildSessionContext(): SessionContext {
     if (this.leafId === null) return { messages: [], thinkingLevel: "off", model: null };
-    return contextOfPath(this.index.pathView(this.entries, this.leafId));
+    return contextOfPath(this.index.pathView(this.leafId));
   }
   /** The tree of entries (roots first; orphans become roots). */
   getTree(): SessionTreeNode[] {
@@ -404,7 +408,7 @@ export class SessionManager {
     if (this.readOnly) throw new Error(`session ${this.header.id} was opened read-only`);
     const entry = {
       ...input,
-      id: newEntryId(this.index.byId),
+      id: newEntryId(this.index.takenIds),
       parentId: this.leafId,
       timestamp: new Date().toISOString(),
     } as SessionEntry;
@@ -432,7 +436,7 @@ export class SessionManager {
       // A writer shared with another manager of this process: the file was opened (and migrated) before.
       else if (this.writer?.holders === 1) this.rewriteFile();
       index.rebuild(this.entries); // ids and parents may have changed
-    }
+    } else index.attach(this.entries);
     this.index = index;
     this.leafId = this.entries[this.entries.length - 1]?.id ?? null;
   }

@@ -1,0 +1,67 @@
+/**
+ * A set of 32-bit hashes of entry ids, kept in a typed array: membership with false positives (two ids of one
+ * hash) and never a false negative. It is what opening a session needs to know about ids (can a repeated id make
+ * the entry list differ from the path? is a fresh id unused?) without a `Map` of every entry: filling a map while
+ * a large file is parsed stores a pointer to each young entry into an old table, and every scavenge of the parse
+ * then pays for those slots; integers in a typed array cost the collector nothing.
+ */
+
+/** FNV-1a over the UTF-16 code units of `id`; never 0 (0 marks an empty slot). */
+function hashId(id: string): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h === 0 ? 1 : h;
+}
+
+export class IdHashSet {
+  /** Open addressing, linear probing, at most half full. */
+  private table = new Int32Array(256);
+  private mask = 255;
+  private count = 0;
+
+  /** Adds the hash of `id`. Returns true when it was already there (`id` may have been added before). */
+  add(id: string): boolean {
+    const h = hashId(id);
+    let j = h & this.mask;
+    for (;;) {
+      const v = this.table[j] as number;
+      if (v === 0) break;
+      if (v === h) return true;
+      j = (j + 1) & this.mask;
+    }
+    this.table[j] = h;
+    if (++this.count * 2 > this.mask) this.grow();
+    return false;
+  }
+
+  /** False when `id` was certainly never added; true when it may have been. */
+  mightHave(id: string): boolean {
+    const h = hashId(id);
+    let j = h & this.mask;
+    for (;;) {
+      const v = this.table[j] as number;
+      if (v === 0) return false;
+      if (v === h) return true;
+      j = (j + 1) & this.mask;
+    }
+  }
+
+  clear(): void {
+    this.table = new Int32Array(256);
+    this.mask = 255;
+    this.count = 0;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    this.table = new Int32Array(old.length * 2);
+    this.mask = this.table.length - 1;
+    for (let i = 0; i < old.length; i++) {
+      const v = old[i] as number;
+      if (v === 0) continue;
+      let j = v & this.mask;
+      while (this.table[j] !== 0) j = (j + 1) & this.mask;
+      this.table[j] = v;
+    }
+  }
+}

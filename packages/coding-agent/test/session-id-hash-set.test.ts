@@ -1,0 +1,39 @@
+/**
+ * The id set a session index keeps instead of a map while a file is read: it may answer "maybe" for an id it never
+ * saw (two ids of one hash), never "no" for one it saw, so a fresh entry id it calls free is free.
+ */
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { IdHashSet } from "../src/session/id-hash-set.js";
+
+describe("IdHashSet", () => {
+  it("never forgets an id across growth, and reports each repeat", () => {
+    const set = new IdHashSet();
+    const ids = new Set<string>();
+    while (ids.size < 200_000) ids.add(randomUUID().slice(0, 8));
+    let repeats = 0;
+    for (const id of ids) if (set.add(id)) repeats++;
+    let forgotten = 0;
+    for (const id of ids) if (!set.mightHave(id)) forgotten++;
+    expect(forgotten).toBe(0);
+    // Distinct ids: a "repeat" is a hash collision, rare at 32 bits (about 5 expected in 200,000).
+    expect(repeats).toBeLessThan(100);
+    let missed = 0;
+    for (const id of [...ids].slice(0, 1000)) if (!set.add(id)) missed++;
+    expect(missed).toBe(0);
+  });
+
+  it("mostly says no for ids it never saw; a colliding pair reads as a possible repeat", () => {
+    const set = new IdHashSet();
+    for (let i = 0; i < 10_000; i++) set.add(`seen-${i}`);
+    let maybe = 0;
+    for (let i = 0; i < 10_000; i++) if (set.mightHave(`other-${i}`)) maybe++;
+    expect(maybe).toBeLessThan(10);
+    const pair = new IdHashSet();
+    expect(pair.add("781f49de")).toBe(false);
+    expect(pair.mightHave("401021bf")).toBe(true);
+    expect(pair.add("401021bf")).toBe(true);
+    pair.clear();
+    expect(pair.mightHave("781f49de")).toBe(false);
+  });
+});
