@@ -33,3 +33,22 @@ it("a reply of 5,000 deltas comes out of the reply shaper whole", () => {
   shaper.handleEvent({ type: "message_end", message });
   expect(shaper.finalize()).toEqual([{ text: deltas.join("").trim() }]);
 });
+
+it("reads any tail without the text before it, across blocks, cut pieces and earlier whole reads", () => {
+  const t = new PieceText();
+  let expected = "";
+  expect(t.sliceFrom(0)).toBe("");
+  for (let i = 0; i < 700; i++) {
+    const piece = `q${i}-`;
+    t.append(piece);
+    expected += piece;
+    // Tails that start inside a piece, on a piece's edge, a block back, and at the very start or end.
+    for (const start of [expected.length - 1, expected.length - piece.length, expected.length - 1500, 0, 3]) {
+      expect(t.sliceFrom(start)).toBe(expected.slice(Math.max(0, start)));
+    }
+    expect(t.sliceFrom(expected.length)).toBe("");
+    if (i === 400) expect(t.toString()).toBe(expected);
+  }
+  expect(t.toString()).toBe(expected);
+  expect(t.sliceFrom(10)).toBe(expected.slice(10));
+});

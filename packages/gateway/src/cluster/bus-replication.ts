@@ -6,7 +6,7 @@
  * run ended by the reaper (its node died) gets one last lifecycle event, numbered after the last one relayed.
  */
 import type { AgentEventPayload, ChatEventPayload } from "../protocol/schema/events.js";
-import { type Audience, BusEvent, type BusListener, EventBus } from "../run/event-bus.js";
+import { type Audience, BusEvent, type BusListener, EventBus, type TextInterest } from "../run/event-bus.js";
 import type { ClusterRunEvent } from "./types.js";
 
 /** The cluster event stream carrying bus events. */
@@ -31,9 +31,9 @@ export function encodeBusEvent(nodeId: string, ev: BusEvent): ReplicatedBusEvent
 export class ForwardingBus extends EventBus {
   private readonly forwardTo = new Set<BusListener>();
 
-  override subscribe(listener: BusListener): () => void {
+  override subscribe(listener: BusListener, readsText?: TextInterest): () => void {
     this.forwardTo.add(listener);
-    const off = super.subscribe(listener);
+    const off = super.subscribe(listener, readsText);
     return () => {
       this.forwardTo.delete(listener);
       off();

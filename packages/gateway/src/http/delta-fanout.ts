@@ -7,6 +7,8 @@ import type { AgentEventPayload, BusEvent, EventBus } from "../run/event-bus.js"
 /** Gets an `assistant` event of a session: its run id and text delta. */
 export type DeltaListener = (runId: string, delta: string) => void;
 
+const NO_TEXT = (): boolean => false;
+
 export class DeltaFanout {
   private readonly bySession = new Map<string, Set<DeltaListener>>();
   private unsubscribe: (() => void) | undefined;
@@ -15,7 +17,8 @@ export class DeltaFanout {
 
   /** Follows the `assistant` deltas of `sessionKey`; returns the unsubscribe. */
   listen(sessionKey: string, listener: DeltaListener): () => void {
-    if (!this.unsubscribe) this.unsubscribe = this.bus.subscribe((ev) => this.dispatch(ev));
+    // The HTTP streams read only the deltas: they never make a run build the cumulative text.
+    if (!this.unsubscribe) this.unsubscribe = this.bus.subscribe((ev) => this.dispatch(ev), NO_TEXT);
     let set = this.bySession.get(sessionKey);
     if (!set) {
       set = new Set();

@@ -30,6 +30,29 @@ export class PieceText {
     this.chars += piece.length;
   }
 
+  /**
+   * The text from character `start` on, without joining what comes before it: the pieces after `start` are
+   * joined (the first one cut), so reading each new tail of a growing text costs its length, not the whole text's.
+   */
+  sliceFrom(start: number): string {
+    if (start >= this.chars) return "";
+    if (start <= 0) return this.toString();
+    const need = this.chars - start;
+    const tail: string[] = [];
+    let got = 0;
+    // Newest block first, newest piece first, until the tail is covered.
+    for (let b = this.full.length; b >= 0 && got < need; b--) {
+      const block = b === this.full.length ? this.block : (this.full[b] as string[]);
+      for (let i = (b === this.full.length ? this.used : BLOCK) - 1; i >= 0 && got < need; i--) {
+        const piece = block[i] as string;
+        tail.push(piece);
+        got += piece.length;
+      }
+    }
+    const joined = tail.length === 1 ? (tail[0] as string) : tail.reverse().join("");
+    return got > need ? joined.slice(got - need) : joined;
+  }
+
   /** The whole text (one flat string; later appends go after it). */
   toString(): string {
     if (this.full.length === 0 && this.used <= 1) return this.block[0] ?? "";

@@ -12,7 +12,8 @@
  * run (bytes linear in its length; a time-based floor such as "at least every second" would make them grow with the
  * reply's length times its duration). The chat deltas go out with those. Any other event of the run flushes both
  * first, so order is kept; the end flushes the assistant stream and leaves the chat view to the final, which
- * carries the whole text. Which of these copies a connection receives is its `TextView` (BusEvent.jsonFor).
+ * carries the whole text. Which of these copies a connection receives is its `TextView` (BusEvent.jsonFor); the
+ * cumulative copies are built only while a listener reads them (`EventBus.readsText`).
  */
 import type { AgentEvent } from "@tiller/agent";
 import type { AssistantMessage } from "@tiller/ai";
@@ -272,7 +273,11 @@ export class EventBridge {
 
   /**
    * Sends the coalesced text to reference-protocol clients (cumulative text) and, unless the run is ending (its
-   * final carries the whole text), the chat delta.
+   * final carries the whole text), the chat delta. When no listener reads the cumulative text now (no `chat` or
+   * `snapshots` connection follows the session, no cluster relay: `EventBus.readsText`), the whole text is not
+   * joined: the `answer` view's coalesced delta goes out alone, read from the pieces after what was sent, and the
+   * chat delta, which only those readers receive, is left out (the next one sent carries `deltaText` from the
+   * last one sent, so a client that connects mid-run can rebuild the text from its first chat delta).
    */
   private flushCoarse(ending = false): void {
     if (this.coarseTimer) {
@@ -280,11 +285,24 @@ export class EventBridge {
       this.coarseTimer = undefined;
     }
     if (this.textLength === this.coarseSentLength) return;
+    const now = Date.now();
+    this.lastCoarseAt = now;
+    if (!this.bus.readsText(this.run.sessionKey)) {
+      const delta = this.parts.sliceFrom(this.coarseSentLength);
+      this.coarseSentLength = this.textLength;
+      this.lastAssistantSeq = this.bus.emitAgent(
+        this.run.runId,
+        this.run.sessionKey,
+        "assistant",
+        { delta },
+        true,
+        "full",
+      );
+      return;
+    }
     const text = this.text;
     const delta = text.slice(this.coarseSentLength);
     this.coarseSentLength = text.length;
-    const now = Date.now();
-    this.lastCoarseAt = now;
     this.lastAssistantSeq = this.bus.emitAgent(
       this.run.runId,
       this.run.sessionKey,

@@ -103,14 +103,32 @@ export class BusEvent {
 
 export type BusListener = (event: BusEvent) => void;
 
+/**
+ * Whether a listener would read the cumulative copies of a session's reply text (the `assistant` events' `text`,
+ * the chat deltas' `message`) if a run of that session sent them now. A run's event bridge asks before it joins
+ * the text for them, so a run that no such reader follows never builds them. Asked per coalesced event, so the
+ * answer may change mid-run (a client that connects then gets correct snapshots from its first event on).
+ */
+export type TextInterest = (sessionKey: string) => boolean;
+
+/** For a listener that says nothing: it may read anything (a relay to other nodes, a test). */
+const READS_EVERYTHING: TextInterest = () => true;
+
 export class EventBus {
   /** Per run: the last seq of each audience. */
   private readonly seqByRun = new Map<string, { full: number; lite: number }>();
-  private readonly listeners = new Set<BusListener>();
+  private readonly listeners = new Map<BusListener, TextInterest>();
 
-  subscribe(listener: BusListener): () => void {
-    this.listeners.add(listener);
+  /** `readsText`: when the listener reads the cumulative text (see TextInterest); unset, always. */
+  subscribe(listener: BusListener, readsText: TextInterest = READS_EVERYTHING): () => void {
+    this.listeners.set(listener, readsText);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Whether any listener would read the cumulative text of `sessionKey`'s reply now (see TextInterest). */
+  readsText(sessionKey: string): boolean {
+    for (const reads of this.listeners.values()) if (reads(sessionKey)) return true;
+    return false;
   }
 
   /** Emits an `agent` event for an audience; returns its full-audience seq (what chat events mirror). */
@@ -150,7 +168,7 @@ export class EventBus {
   }
 
   private dispatch(ev: BusEvent): void {
-    for (const l of this.listeners) {
+    for (const l of this.listeners.keys()) {
       try {
         l(ev);
       } catch {

@@ -12,6 +12,8 @@ import type { TextView } from "../protocol/schema/events.js";
 import type { BusEvent } from "../run/event-bus.js";
 import type { SubscriptionIndex } from "./subscriptions.js";
 
+import { viewReadsText } from "./text-view.js";
+
 export { CAP_DELTA_ONLY } from "./text-view.js";
 /** Client capability: receive agent/chat events of every session, not only the ones it touched. */
 export const CAP_ALL_EVENTS = "tiller.all-events";
@@ -29,6 +31,10 @@ export class Connection {
   caps = new Set<string>();
   /** What this connection receives of a run's text (set at connect by `textViewOf`). */
   view: TextView = "chat";
+  /** It reads the cumulative copies of a reply's text, so runs it follows build them. */
+  get readsText(): boolean {
+    return !this.closed && viewReadsText(this.view);
+  }
   /** Session keys whose events this connection receives. */
   readonly sessionKeys = new Set<string>();
   allSessions = false;

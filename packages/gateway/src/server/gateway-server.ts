@@ -110,7 +110,10 @@ export class GatewayServer {
     // The socket-level cap is above the policy limit so an oversized frame can be answered, not just cut.
     this.wss = new WebSocketServer({ server: this.http, maxPayload: cfg.maxPayloadBytes * 2 + 64 * 1024 });
     this.wss.on("connection", (ws) => this.onConnection(ws));
-    this.unsubscribeBus = this.core.bus.subscribe((ev) => this.index.deliver(ev));
+    this.unsubscribeBus = this.core.bus.subscribe(
+      (ev) => this.index.deliver(ev),
+      (sessionKey) => this.index.readsText(sessionKey),
+    );
     this.core.approvals.attach({
       hasApprover: () => [...this.conns].some((c) => isApprover(c)),
       broadcast: (event, payload) => {

@@ -6,6 +6,8 @@ import type { BusEvent } from "../run/event-bus.js";
 
 export interface Subscriber {
   sendEvent(ev: BusEvent): void;
+  /** It reads the cumulative copies of a reply's text (see `viewReadsText`). */
+  readonly readsText: boolean;
 }
 
 export class SubscriptionIndex<C extends Subscriber> {
@@ -34,6 +36,14 @@ export class SubscriptionIndex<C extends Subscriber> {
       set.delete(conn);
       if (set.size === 0) this.bySession.delete(key);
     }
+  }
+
+  /** Whether a connection that follows `sessionKey` reads the cumulative text (the bus's TextInterest). */
+  readsText(sessionKey: string): boolean {
+    for (const c of this.everything) if (c.readsText) return true;
+    const set = this.bySession.get(sessionKey);
+    if (set) for (const c of set) if (c.readsText) return true;
+    return false;
   }
 
   deliver(ev: BusEvent): void {

@@ -25,3 +25,11 @@ export function textViewOf(client: { protocol: number; clientId: string; caps: R
   if (client.clientId === REFERENCE_CLI_ID) return "answer";
   return "chat";
 }
+
+/**
+ * Whether a connection of `view` reads the cumulative copies of the text (chat deltas' `message`, and in the
+ * `snapshots` view the `assistant` events' `text`): a run builds them only while such a connection follows it.
+ */
+export function viewReadsText(view: TextView): boolean {
+  return view === "chat" || view === "snapshots";
+}
