@@ -144,4 +144,27 @@ describe("extensions and session replacement", () => {
     expect(runtime.session.sessionId).toBe(second);
     await runtime.dispose();
   });
+
+  it("runtime.newSession's withSession gets pi's replaced-session context (it sends into the new session)", async () => {
+    const runtime = await start();
+    const first = runtime.session.sessionId;
+    let seen: { sessionId: string; same: boolean; hasServices: boolean } | undefined;
+    const r = await runtime.newSession({
+      withSession: async (ctx) => {
+        // pi's ReplacedSessionContext members, as a program written against pi's runtime calls them.
+        seen = {
+          sessionId: ctx.sessionManager.getSessionId(),
+          same: ctx.session === runtime.session,
+          hasServices: ctx.services.agentDir === agentDir,
+        };
+        await ctx.sendMessage({ customType: "note", content: "from the runtime's withSession", display: true });
+      },
+    });
+    expect(r.cancelled).toBe(false);
+    expect(runtime.session.sessionId).not.toBe(first);
+    expect(seen).toEqual({ sessionId: runtime.session.sessionId, same: true, hasServices: true });
+    const sent = runtime.session.messages.filter((m) => m.role === "custom");
+    expect(sent.map((m) => (m as { content: unknown }).content)).toEqual(["from the runtime's withSession"]);
+    await runtime.dispose();
+  });
 });

@@ -177,6 +177,8 @@ export const input = {
   CreateAgentSessionOptions: (x: Pi.CreateAgentSessionOptions): T.CreateAgentSessionOptions => x,
   // biome-ignore format: pi-exports.test.ts reads one check per line
   CreateAgentSessionRuntimeFactory: (x: Pi.CreateAgentSessionRuntimeFactory): T.CreateAgentSessionRuntimeFactory => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  CreateAgentSessionServicesOptions: (x: Pi.CreateAgentSessionServicesOptions): T.CreateAgentSessionServicesOptions => x,
   SlashCommandSource: (x: Pi.SlashCommandSource): T.SlashCommandSource => x,
   // Terminal UI (src/cli/tui/pi/).
   AppKeybinding: (x: Pi.AppKeybinding): T.AppKeybinding => x,
@@ -232,6 +234,9 @@ export const output = {
   SessionBeforeTreeEvent: (x: T.SessionBeforeTreeEvent): Pi.SessionBeforeTreeEvent => x,
   SessionTreeEvent: (x: T.SessionTreeEvent): Pi.SessionTreeEvent => x,
   BeforeProviderRequestEvent: (x: T.BeforeProviderRequestEvent): Pi.BeforeProviderRequestEvent => x,
+  CreateAgentSessionResult: (x: T.CreateAgentSessionResult): Pi.CreateAgentSessionResult => x,
+  // biome-ignore format: pi-exports.test.ts reads one check per line
+  CreateAgentSessionRuntimeResult: (x: T.CreateAgentSessionRuntimeResult): Pi.CreateAgentSessionRuntimeResult => x,
 };
 
 /** Classes: a Tiller instance offers every public member of pi's with a compatible type. */
@@ -243,6 +248,8 @@ export const classes = {
   // biome-ignore format: pi-exports.test.ts reads one check per line
   UserMessageSelectorComponent: (x: T.UserMessageSelectorComponent): PiClass.UserMessageSelectorComponent => x,
   ModelRegistry: (x: T.ModelRegistry): PublicOf<PiClass.ModelRegistry> => x,
+  DefaultResourceLoader: (x: T.DefaultResourceLoader): PublicOf<PiClass.DefaultResourceLoader> => x,
+  AgentSessionRuntime: (x: T.AgentSessionRuntime): PublicOf<PiClass.AgentSessionRuntime> => x,
   InMemoryAuthStorageBackend: (x: T.InMemoryAuthStorageBackend): PublicOf<PiClass.InMemoryAuthStorageBackend> => x,
   DefaultPackageManager: (x: T.DefaultPackageManager): PublicOf<PiClass.DefaultPackageManager> => x,
   SessionManager: (x: T.SessionManager): PiApiOf<PiClass.SessionManager> => x,

@@ -7,7 +7,7 @@ import type { ThinkingLevel } from "@tiller/agent";
 import type { ImageContent, Model, TextContent } from "@tiller/ai";
 import type { AgentSession } from "../agent-session/agent-session.js";
 import type { ToolInfo } from "../agent-session/tool-registry.js";
-import type { ProviderConfig } from "../models/models-json.js";
+import type { ExtensionProviderConfig } from "../models/models-json.js";
 import type { SlashCommandInfo } from "../runtime/rpc-client.js";
 import type { CustomMessage } from "../session/messages.js";
 import { errorOf, type LoadedExtension } from "./instantiate.js";
@@ -52,9 +52,9 @@ export interface ExtensionRuntimeState {
   /** Marks the runtime stale: every later action throws `message`. */
   invalidate(message?: string): void;
   /** Registered at binding (providers an extension adds while loading). */
-  pendingProviderRegistrations: Array<{ name: string; config: ProviderConfig; extensionPath: string }>;
+  pendingProviderRegistrations: Array<{ name: string; config: ExtensionProviderConfig; extensionPath: string }>;
   /** Adds a provider to the session's model registry (queued until bound). */
-  registerProvider(name: string, config: ProviderConfig, extensionPath?: string): void;
+  registerProvider(name: string, config: ExtensionProviderConfig, extensionPath?: string): void;
   unregisterProvider(name: string, extensionPath?: string): void;
 }
 

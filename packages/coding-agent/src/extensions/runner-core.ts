@@ -2,7 +2,7 @@ import type { KeyId } from "@mariozechner/pi-tui";
 import type { AgentTool } from "@tiller/agent";
 import type { MessageRenderer } from "../cli/tui/pi/types.js";
 import type { ModelRegistry } from "../models/model-registry.js";
-import type { ProviderConfig } from "../models/models-json.js";
+import type { ExtensionProviderConfig } from "../models/models-json.js";
 import type { ResourceDiagnostic } from "../runtime/resource-loader.js";
 import type { ReadonlySessionManager } from "../session/types.js";
 import {
@@ -148,7 +148,7 @@ export class ExtensionRunnerCore {
     actions: ExtensionActions,
     contextActions: ExtensionContextActions,
     providerActions?: {
-      registerProvider?: (name: string, config: ProviderConfig) => void;
+      registerProvider?: (name: string, config: ExtensionProviderConfig) => void;
       unregisterProvider?: (name: string) => void;
     },
   ): void {
@@ -166,7 +166,7 @@ export class ExtensionRunnerCore {
       modelRegistry: host.modelRegistry,
       actions: contextActions,
     });
-    const register = (name: string, config: ProviderConfig) =>
+    const register = (name: string, config: ExtensionProviderConfig) =>
       providerActions?.registerProvider
         ? providerActions.registerProvider(name, config)
         : host.modelRegistry.registerProvider(name, config);

@@ -14,7 +14,7 @@ import type { CompactionPreparation } from "../compaction/entry-compaction.js";
 import type { ContextFile } from "../context/context-files.js";
 import type { Skill } from "../context/skills.js";
 import type { EventBus } from "../event-bus.js";
-import type { ProviderConfig } from "../models/models-json.js";
+import type { ExtensionProviderConfig } from "../models/models-json.js";
 import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types.js";
 import type { BashOperations } from "../tools/bash.js";
 import type { ExtensionCommandContext, ExtensionContext } from "./context.js";
@@ -267,7 +267,7 @@ export interface ExtensionAPI extends Omit<ExtensionActions, "refreshTools"> {
    * renderer returning undefined leaves the default rendering.
    */
   registerMessageRenderer<T = unknown>(customType: string, renderer: MessageRenderer<T>): void;
-  registerProvider(name: string, config: ProviderConfig): void;
+  registerProvider(name: string, config: ExtensionProviderConfig): void;
   unregisterProvider(name: string): void;
   /** Shared by the extensions of one load: a channel between them. */
   events: EventBus;

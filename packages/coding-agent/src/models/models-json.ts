@@ -63,8 +63,19 @@ export interface ProviderConfig {
   modelOverrides?: Record<string, Partial<ModelDefinition>>;
 }
 
-/** pi's name for a model of a provider config. */
-export type ProviderModelConfig = ModelDefinition;
+/**
+ * A model an extension registers (pi's `ProviderModelConfig`): complete, as pi requires, so what a runtime holds
+ * reads as pi's. models.json's `ModelDefinition` may leave these out (the registry fills them in).
+ */
+export type ProviderModelConfig = ModelDefinition &
+  Required<Pick<ModelDefinition, "name" | "reasoning" | "input" | "contextWindow" | "maxTokens">> & {
+    cost: Model["cost"];
+  };
+
+/** What `registerProvider` takes from an extension (pi's `ProviderConfig`): models.json's shape, models complete. */
+export interface ExtensionProviderConfig extends Omit<ProviderConfig, "models"> {
+  models?: ProviderModelConfig[];
+}
 
 export interface ModelsJson {
   providers: Record<string, ProviderConfig>;

@@ -4,7 +4,7 @@
  * session is shut down (extensions get `session_shutdown`, its file lock is released) before the new one starts.
  */
 import { resolve } from "node:path";
-import type { AgentSession } from "../agent-session/agent-session.js";
+import type { AgentSession, ReplacedSessionCommandContext } from "../agent-session/agent-session.js";
 import type { CreateAgentSessionResult } from "../agent-session/create-agent-session.js";
 import { sessionCommandActions } from "../extensions/context.js";
 import { extensionRunnerOf } from "../extensions/runner.js";
@@ -24,8 +24,11 @@ export type CreateAgentSessionRuntimeFactory = (options: {
   sessionStartEvent?: SessionStartEvent;
 }) => Promise<CreateAgentSessionRuntimeResult>;
 
-/** Passed to `withSession` callbacks: the session that replaced the old one. */
-export interface ReplacedSessionContext {
+/**
+ * Passed to `withSession` callbacks: pi's replaced-session context (the new session's command context, which can
+ * send into it), plus the session that replaced the old one and its services.
+ */
+export interface ReplacedSessionContext extends ReplacedSessionCommandContext {
   session: AgentSession;
   services: AgentSessionServices;
 }
@@ -66,22 +69,21 @@ export class AgentSessionRuntime {
    */
   private bindCommands(): void {
     const runner = this.current.extensionRunner;
-    const contextOf = (r: ReplacedSessionContext) => r.session.createReplacedSessionContext();
     runner.bindCommandContext({
       ...sessionCommandActions(this.current),
       newSession: (o) =>
         this.newSession({
           ...(o?.parentSession ? { parentSession: o.parentSession } : {}),
           ...(o?.setup ? { setup: o.setup } : {}),
-          ...(o?.withSession ? { withSession: (r) => o.withSession!(contextOf(r)) } : {}),
+          ...(o?.withSession ? { withSession: (r) => o.withSession!(r) } : {}),
         }),
       fork: (entryId, o) =>
         this.fork(entryId, {
           ...(o?.position ? { position: o.position } : {}),
-          ...(o?.withSession ? { withSession: (r) => o.withSession!(contextOf(r)) } : {}),
+          ...(o?.withSession ? { withSession: (r) => o.withSession!(r) } : {}),
         }),
       switchSession: (path, o) =>
-        this.switchSession(path, o?.withSession ? { withSession: (r) => o.withSession!(contextOf(r)) } : {}),
+        this.switchSession(path, o?.withSession ? { withSession: (r) => o.withSession!(r) } : {}),
     });
   }
 
@@ -141,7 +143,10 @@ export class AgentSessionRuntime {
     this.fallbackMessage = next.modelFallbackMessage;
     this.bindCommands();
     await this.rebind?.(next.session);
-    await withSession?.({ session: next.session, services: next.services });
+    if (withSession) {
+      const context = next.session.createReplacedSessionContext();
+      await withSession(Object.assign(context, { session: next.session, services: next.services }));
+    }
     return { cancelled: false };
   }
 

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import type { Theme } from "../cli/tui/pi/theme.js";
 import { loadContextFiles } from "../context/context-files.js";
 import { loadPromptTemplates, type PromptTemplate } from "../context/prompt-templates.js";
 import { loadSkills, type Skill } from "../context/skills.js";
@@ -48,8 +49,8 @@ export interface ResourceLoader {
   getExtensions(): LoadExtensionsResult;
   getSkills(): Diagnosed<"skills", Skill>;
   getPrompts(): Diagnosed<"prompts", PromptTemplate>;
-  /** Terminal themes: Tiller loads none (its UI has one look). */
-  getThemes(): Diagnosed<"themes", unknown>;
+  /** Terminal themes (pi's Theme class): Tiller loads none from disk (its UI has one look); `themesOverride` may add. */
+  getThemes(): Diagnosed<"themes", Theme>;
   getAgentsFiles(): { agentsFiles: AgentsFile[] };
   getSystemPrompt(): string | undefined;
   getAppendSystemPrompt(): string[];
@@ -79,7 +80,7 @@ export interface DefaultResourceLoaderOptions {
   extensionsOverride?: (base: LoadExtensionsResult) => LoadExtensionsResult;
   skillsOverride?: (base: Diagnosed<"skills", Skill>) => Diagnosed<"skills", Skill>;
   promptsOverride?: (base: Diagnosed<"prompts", PromptTemplate>) => Diagnosed<"prompts", PromptTemplate>;
-  themesOverride?: (base: Diagnosed<"themes", unknown>) => Diagnosed<"themes", unknown>;
+  themesOverride?: (base: Diagnosed<"themes", Theme>) => Diagnosed<"themes", Theme>;
   agentsFilesOverride?: (base: { agentsFiles: AgentsFile[] }) => { agentsFiles: AgentsFile[] };
   systemPromptOverride?: (base: string | undefined) => string | undefined;
   appendSystemPromptOverride?: (base: string[]) => string[];
@@ -99,7 +100,7 @@ export class DefaultResourceLoader implements ResourceLoader {
   private extensions: LoadedExtensions | undefined;
   private skills: Diagnosed<"skills", Skill> = { skills: [], diagnostics: [] };
   private prompts: Diagnosed<"prompts", PromptTemplate> = { prompts: [], diagnostics: [] };
-  private themes: Diagnosed<"themes", unknown> = { themes: [], diagnostics: [] };
+  private themes: Diagnosed<"themes", Theme> = { themes: [], diagnostics: [] };
   private agentsFiles: { agentsFiles: AgentsFile[] } = { agentsFiles: [] };
   private systemPrompt: string | undefined;
   private appendSystemPrompt: string[] = [];
@@ -162,7 +163,7 @@ export class DefaultResourceLoader implements ResourceLoader {
   getPrompts(): Diagnosed<"prompts", PromptTemplate> {
     return this.prompts;
   }
-  getThemes(): Diagnosed<"themes", unknown> {
+  getThemes(): Diagnosed<"themes", Theme> {
     return this.themes;
   }
   getAgentsFiles(): { agentsFiles: AgentsFile[] } {
