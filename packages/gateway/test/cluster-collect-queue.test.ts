@@ -6,41 +6,29 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
-import { startMockProvider } from "./gateway-harness.js";
 import { until } from "./helpers/cluster.js";
 import {
   type ClusterGatewayNode,
-  clusterHome,
-  dbClient,
-  startNode,
-  stopNodes,
+  type ClusterSuite,
+  startClusterSuite,
   userTexts,
 } from "./helpers/cluster-gateways.js";
-import { PG_MISSING, startPostgres, type TestPostgres } from "./helpers/postgres.js";
+import { PG_MISSING } from "./helpers/postgres.js";
 
 const DEBOUNCE_MS = 600;
 
 describe.skipIf(PG_MISSING)("cluster: collect queue mode on two nodes", () => {
-  let pgs: TestPostgres;
   let mock: MockServer;
-  let url: string;
   let nodes: ClusterGatewayNode[] = [];
-  let db: Awaited<ReturnType<typeof dbClient>>;
+  let db: ClusterSuite["db"];
+  let suite: ClusterSuite | undefined;
 
   beforeAll(async () => {
-    pgs = await startPostgres();
-    url = await pgs.createDatabase();
-    mock = await startMockProvider();
-    nodes = await Promise.all(["gw-a", "gw-b"].map((n) => startNode(n, clusterHome(url, mock, n))));
-    db = await dbClient(url);
+    suite = await startClusterSuite(["gw-a", "gw-b"]);
+    ({ mock, nodes, db } = suite);
   }, 180_000);
 
-  afterAll(async () => {
-    await db?.end();
-    await stopNodes(nodes);
-    await mock?.close();
-    await pgs?.stop();
-  });
+  afterAll(() => suite?.stop());
 
   const node = (i: number): ClusterGatewayNode => nodes[i % 2] as ClusterGatewayNode;
 

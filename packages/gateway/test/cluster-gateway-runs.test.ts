@@ -12,41 +12,35 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
 import { makeFaultHome, readProfiles, startFaultProvider } from "./fault-harness.js";
-import { agentEvents, startMockProvider, until } from "./gateway-harness.js";
+import { agentEvents, until } from "./gateway-harness.js";
 import { until as untilValue } from "./helpers/cluster.js";
 import {
   type ClusterGatewayNode,
-  clusterHome,
+  type ClusterSuite,
   dbClient,
   ledger,
+  startClusterSuite,
   startNode,
   stopNodes,
   userTexts,
 } from "./helpers/cluster-gateways.js";
-import { PG_MISSING, startPostgres, type TestPostgres } from "./helpers/postgres.js";
+import { PG_MISSING, type TestPostgres } from "./helpers/postgres.js";
 
 describe.skipIf(PG_MISSING)("cluster: three gateway processes", () => {
   let pgs: TestPostgres;
   let mock: MockServer;
-  let url: string;
   let nodes: ClusterGatewayNode[] = [];
-  let db: Awaited<ReturnType<typeof dbClient>>;
+  let db: ClusterSuite["db"];
+  let suite: ClusterSuite | undefined;
 
   beforeAll(async () => {
-    pgs = await startPostgres();
-    url = await pgs.createDatabase();
-    mock = await startMockProvider();
-    const http = { http: { endpoints: { chatCompletions: { enabled: true } } } };
-    nodes = await Promise.all(["gw-a", "gw-b", "gw-c"].map((n) => startNode(n, clusterHome(url, mock, n, {}, http))));
-    db = await dbClient(url);
+    suite = await startClusterSuite(["gw-a", "gw-b", "gw-c"], {
+      http: { endpoints: { chatCompletions: { enabled: true } } },
+    });
+    ({ pgs, mock, nodes, db } = suite);
   }, 180_000);
 
-  afterAll(async () => {
-    await db?.end();
-    await stopNodes(nodes);
-    await mock?.close();
-    await pgs?.stop();
-  });
+  afterAll(() => suite?.stop());
 
   const node = (i: number): ClusterGatewayNode => nodes[i % nodes.length] as ClusterGatewayNode;
 

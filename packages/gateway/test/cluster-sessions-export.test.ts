@@ -8,40 +8,26 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MockServer } from "../../ai/test/helpers/mock-server.js";
-import { makeHome, removeHome, startMockProvider } from "./gateway-harness.js";
-import {
-  type ClusterGatewayNode,
-  clusterHome,
-  dbClient,
-  ledger,
-  startNode,
-  stopNodes,
-} from "./helpers/cluster-gateways.js";
-import { PG_MISSING, startPostgres, type TestPostgres } from "./helpers/postgres.js";
+import { makeHome, removeHome } from "./gateway-harness.js";
+import { type ClusterGatewayNode, type ClusterSuite, ledger, startClusterSuite } from "./helpers/cluster-gateways.js";
+import { PG_MISSING } from "./helpers/postgres.js";
 import { exportedContext, historyContext, runSessionsCli } from "./helpers/sessions-export.js";
 
 describe.skipIf(PG_MISSING)("cluster: tiller gateway sessions export", () => {
-  let pgs: TestPostgres;
-  let mock: MockServer;
   let url: string;
   let nodes: ClusterGatewayNode[] = [];
-  let db: Awaited<ReturnType<typeof dbClient>>;
+  let db: ClusterSuite["db"];
   const out = mkdtempSync(join(tmpdir(), "tiller-cluster-export-"));
 
+  let suite: ClusterSuite | undefined;
+
   beforeAll(async () => {
-    pgs = await startPostgres();
-    url = await pgs.createDatabase();
-    mock = await startMockProvider();
-    nodes = await Promise.all(["gw-a", "gw-b", "gw-c"].map((n) => startNode(n, clusterHome(url, mock, n))));
-    db = await dbClient(url);
+    suite = await startClusterSuite(["gw-a", "gw-b", "gw-c"]);
+    ({ url, nodes, db } = suite);
   }, 180_000);
 
   afterAll(async () => {
-    await db?.end();
-    await stopNodes(nodes);
-    await mock?.close();
-    await pgs?.stop();
+    await suite?.stop();
     rmSync(out, { recursive: true, force: true });
   });
 

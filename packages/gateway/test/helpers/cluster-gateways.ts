@@ -6,7 +6,15 @@ import pg from "pg";
 import type { MockServer } from "../../../ai/test/helpers/mock-server.js";
 import type { GatewayClient } from "../../src/cli/gateway-client.js";
 import type { EventFrame } from "../../src/protocol/frames.js";
-import { connectClient, type GatewayProc, makeHome, removeHome, spawnGateway } from "../gateway-harness.js";
+import {
+  connectClient,
+  type GatewayProc,
+  makeHome,
+  removeHome,
+  spawnGateway,
+  startMockProvider,
+} from "../gateway-harness.js";
+import { startPostgres, type TestPostgres } from "./postgres.js";
 
 export interface ClusterGatewayNode {
   name: string;
@@ -54,6 +62,49 @@ export async function stopNodes(nodes: ClusterGatewayNode[]): Promise<void> {
       removeHome(n.home);
     }),
   );
+}
+
+/** One test file's cluster: its own PostgreSQL and database, the mock provider, the gateways, an operator's client. */
+export interface ClusterSuite {
+  pgs: TestPostgres;
+  url: string;
+  mock: MockServer;
+  nodes: ClusterGatewayNode[];
+  db: pg.Client;
+  /** Stops what started. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a cluster of `names` gateways (homes from `clusterHome`, `gateway` added to each gateway section) on a
+ * fresh database of a throw-away PostgreSQL; a part that fails to start stops the parts started before it.
+ */
+export async function startClusterSuite(names: string[], gateway: Record<string, unknown> = {}): Promise<ClusterSuite> {
+  const started: Array<() => Promise<unknown>> = [];
+  const stop = async () => {
+    for (const s of started.splice(0).reverse()) await s().catch(() => {});
+  };
+  try {
+    const pgs = await startPostgres();
+    started.push(() => pgs.stop());
+    const url = await pgs.createDatabase();
+    const mock = await startMockProvider();
+    started.push(() => mock.close());
+    const nodes: ClusterGatewayNode[] = [];
+    started.push(() => stopNodes(nodes));
+    // In `names` order; each one stored as it starts, so a failed start still stops the others.
+    await Promise.all(
+      names.map(async (n, i) => {
+        nodes[i] = await startNode(n, clusterHome(url, mock, n, {}, gateway));
+      }),
+    );
+    const db = await dbClient(url);
+    started.push(() => db.end());
+    return { pgs, url, mock, nodes, db, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
 
 /** A plain client of the cluster's database, for reading the ledger and transcripts the way an operator would. */
