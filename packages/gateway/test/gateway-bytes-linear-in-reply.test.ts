@@ -9,31 +9,19 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MockServer } from "../../ai/test/helpers/mock-server.js";
 import type { ClientOptions } from "../src/cli/gateway-client.js";
-import {
-  connectClient,
-  type GatewayProc,
-  makeHome,
-  removeHome,
-  spawnGateway,
-  startMockProvider,
-} from "./gateway-harness.js";
+import { connectClient, type GatewayProc, type MockGateway, startMockGateway } from "./gateway-harness.js";
 import { FrameChecker } from "./protocol-frame-checker.js";
 
-let mock: MockServer;
 let gw: GatewayProc;
+let started: MockGateway | undefined;
 
 beforeAll(async () => {
-  mock = await startMockProvider();
-  gw = await spawnGateway(makeHome({ mockBaseUrl: mock.baseUrl }));
+  started = await startMockGateway();
+  ({ gw } = started);
 });
 
-afterAll(async () => {
-  await gw?.stop();
-  await mock?.close();
-  if (gw) removeHome(gw.home);
-});
+afterAll(() => started?.stop());
 
 interface Measured {
   reply: string;

@@ -8,32 +8,22 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MockServer } from "../../ai/test/helpers/mock-server.js";
 import { type GatewayClient, GatewayRequestError } from "../src/cli/gateway-client.js";
-import {
-  connectClient,
-  type GatewayProc,
-  makeHome,
-  removeHome,
-  spawnGateway,
-  startMockProvider,
-} from "./gateway-harness.js";
+import { connectClient, type GatewayProc, type MockGateway, startMockGateway } from "./gateway-harness.js";
 
-let mock: MockServer;
 let gw: GatewayProc;
 let client: GatewayClient;
+let started: MockGateway | undefined;
 
 beforeAll(async () => {
-  mock = await startMockProvider();
-  gw = await spawnGateway(makeHome({ mockBaseUrl: mock.baseUrl }));
+  started = await startMockGateway();
+  ({ gw } = started);
   ({ client } = await connectClient(gw.url));
 });
 
 afterAll(async () => {
   await client?.close();
-  await gw?.stop();
-  await mock?.close();
-  if (gw) removeHome(gw.home);
+  await started?.stop();
 });
 
 async function run(sessionKey: string, message: string): Promise<void> {

@@ -181,6 +181,37 @@ export function spawnGateway(home: string, args: string[] = []): Promise<Gateway
   });
 }
 
+/** One gateway on its own home and the loopback mock provider, as a test file starts them. */
+export interface MockGateway {
+  mock: MockServer;
+  gw: GatewayProc;
+  /** Stops the gateway and the mock, and removes the home. */
+  stop(): Promise<void>;
+}
+
+/** Starts the mock provider and a gateway on a fresh home using it; a failed start stops what started. */
+export async function startMockGateway(): Promise<MockGateway> {
+  const mock = await startMockProvider();
+  const home = makeHome({ mockBaseUrl: mock.baseUrl });
+  let gw: GatewayProc;
+  try {
+    gw = await spawnGateway(home);
+  } catch (err) {
+    await mock.close();
+    removeHome(home);
+    throw err;
+  }
+  return {
+    mock,
+    gw,
+    async stop() {
+      await gw.stop();
+      await mock.close();
+      removeHome(home);
+    },
+  };
+}
+
 export function removeHome(home: string): void {
   rmSync(home, { recursive: true, force: true });
 }

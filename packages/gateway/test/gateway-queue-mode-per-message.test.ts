@@ -13,10 +13,8 @@ import {
   agentEvents,
   connectClient,
   type GatewayProc,
-  makeHome,
-  removeHome,
-  spawnGateway,
-  startMockProvider,
+  type MockGateway,
+  startMockGateway,
   until,
 } from "./gateway-harness.js";
 
@@ -24,18 +22,17 @@ let mock: MockServer;
 let gw: GatewayProc;
 let client: GatewayClient;
 let events: EventFrame[];
+let started: MockGateway | undefined;
 
 beforeAll(async () => {
-  mock = await startMockProvider();
-  gw = await spawnGateway(makeHome({ mockBaseUrl: mock.baseUrl }));
+  started = await startMockGateway();
+  ({ mock, gw } = started);
   ({ client, events } = await connectClient(gw.url));
 });
 
 afterAll(async () => {
   await client?.close();
-  await gw?.stop();
-  await mock?.close();
-  if (gw) removeHome(gw.home);
+  await started?.stop();
 });
 
 const userTexts = (body: any): string[] =>

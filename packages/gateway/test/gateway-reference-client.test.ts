@@ -12,26 +12,21 @@ import {
   agentEvents,
   connectClient,
   type GatewayProc,
-  makeHome,
-  removeHome,
-  spawnGateway,
-  startMockProvider,
+  type MockGateway,
+  startMockGateway,
   until,
 } from "./gateway-harness.js";
 
 let mock: MockServer;
 let gw: GatewayProc;
+let started: MockGateway | undefined;
 
 beforeAll(async () => {
-  mock = await startMockProvider();
-  gw = await spawnGateway(makeHome({ mockBaseUrl: mock.baseUrl }));
+  started = await startMockGateway();
+  ({ mock, gw } = started);
 });
 
-afterAll(async () => {
-  await gw?.stop();
-  await mock?.close();
-  if (gw) removeHome(gw.home);
-});
+afterAll(() => started?.stop());
 
 const run = (client: any, sessionKey: string, message: string) =>
   client.request("agent", { message, idempotencyKey: randomUUID(), sessionKey }, { expectFinal: true });

@@ -9,30 +9,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MockServer } from "../../ai/test/helpers/mock-server.js";
-import {
-  agentEvents,
-  connectClient,
-  type GatewayProc,
-  makeHome,
-  removeHome,
-  spawnGateway,
-  startMockProvider,
-} from "./gateway-harness.js";
+import { agentEvents, connectClient, type GatewayProc, type MockGateway, startMockGateway } from "./gateway-harness.js";
 
-let mock: MockServer;
 let gw: GatewayProc;
+let started: MockGateway | undefined;
 
 beforeAll(async () => {
-  mock = await startMockProvider();
-  gw = await spawnGateway(makeHome({ mockBaseUrl: mock.baseUrl }));
+  started = await startMockGateway();
+  ({ gw } = started);
 });
 
-afterAll(async () => {
-  await gw?.stop();
-  await mock?.close();
-  if (gw) removeHome(gw.home);
-});
+afterAll(() => started?.stop());
 
 async function runCounting(message: string, caps: string[] = []) {
   const { client, events } = await connectClient(gw.url, { caps });

@@ -10,32 +10,25 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { MockServer } from "../../ai/test/helpers/mock-server.js";
 import {
   agentEvents,
   connectClient,
   type GatewayProc,
-  makeHome,
-  removeHome,
-  spawnGateway,
-  startMockProvider,
+  type MockGateway,
+  startMockGateway,
   until,
 } from "./gateway-harness.js";
 import { FrameChecker } from "./protocol-frame-checker.js";
 
-let mock: MockServer;
 let gw: GatewayProc;
+let started: MockGateway | undefined;
 
 beforeAll(async () => {
-  mock = await startMockProvider();
-  gw = await spawnGateway(makeHome({ mockBaseUrl: mock.baseUrl }));
+  started = await startMockGateway();
+  ({ gw } = started);
 });
 
-afterAll(async () => {
-  await gw?.stop();
-  await mock?.close();
-  if (gw) removeHome(gw.home);
-});
+afterAll(() => started?.stop());
 
 /** A protocol-3 client on a bare socket (the gateway's own client speaks 4): connects and follows `sessionKey`. */
 async function protocol3Client(url: string, sessionKey: string): Promise<{ frames: any[]; close(): void }> {
