@@ -112,6 +112,9 @@ describe("web page: approvals", () => {
     await card.waitFor(T);
     expect(await card.locator(".approval-command").textContent()).toBe(COMMAND);
     const allow = card.getByRole("button", { name: "Allow once" });
+    // The card comes back from the history first; its buttons once the reconnected page has the pending list
+    // (boundingBox does not wait: it is null for a button not shown yet).
+    await allow.waitFor(T);
     const b = await allow.boundingBox();
     expect(b && b.x >= 0 && b.x + b.width <= 390).toBe(true);
     await screenshot(page, "approval-390x844");
