@@ -345,7 +345,7 @@ describe("chat and session methods", () => {
     void slow.client
       .request(
         "agent",
-        { message: "[slow:40000:0]", idempotencyKey: runId, sessionKey: "e2e-slow" },
+        { message: "[slow:200000:0]", idempotencyKey: runId, sessionKey: "e2e-slow" },
         { expectFinal: true },
       )
       .catch(() => {});
