@@ -50,6 +50,8 @@ export class TreeList implements Component {
   private readonly byId = new Map<string, SessionTreeNode>();
   private readonly toolCalls = new Map<string, { name: string; arguments: unknown }>();
   private readonly onBranch = new Set<string>();
+  /** Each entry's search text, lowercased, built on the first search (a keystroke filters every entry). */
+  private readonly searchTexts = new Map<string, string>();
   private filterMode: TreeFilterMode;
   private query = "";
   private readonly folded = new Set<string>();
@@ -98,6 +100,7 @@ export class TreeList implements Component {
     if (!node) return;
     node.label = label;
     node.labelTimestamp = label ? (labelTimestamp ?? new Date().toISOString()) : undefined;
+    this.searchTexts.delete(entryId);
     this.refilter(this.getSelectedNode()?.entry.id ?? null);
   }
 
@@ -117,7 +120,11 @@ export class TreeList implements Component {
             ? true
             : !BOOKKEEPING.has(e.type) && !(this.filterMode === "no-tools" && m?.role === "toolResult");
     if (!ok || words.length === 0) return ok;
-    const text = searchText(node).toLowerCase();
+    let text = this.searchTexts.get(e.id);
+    if (text === undefined) {
+      text = searchText(node).toLowerCase();
+      this.searchTexts.set(e.id, text);
+    }
     return words.every((w) => text.includes(w));
   }
 
