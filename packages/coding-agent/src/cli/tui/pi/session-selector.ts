@@ -6,7 +6,8 @@
  * writes (its lock says so) and never the current one.
  */
 import { execFile } from "node:child_process";
-import { unlink } from "node:fs/promises";
+import { access, unlink } from "node:fs/promises";
+import { resolve } from "node:path";
 import {
   type Component,
   Container,
@@ -37,18 +38,27 @@ const NEXT_SORT: Record<SessionSortMode, SessionSortMode> = {
   relevance: "threaded",
 };
 
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
 /** Removes a session file unless a live process writes it: `trash` first (recoverable), else unlink. */
 async function deleteSessionFile(path: string): Promise<{ trashed: boolean } | { error: string }> {
-  const lock = lockPathOf(path);
+  // An absolute path: never read as an option of `trash`, and the lock's name as the writers take it.
+  const file = resolve(path);
+  const lock = lockPathOf(file);
   if (holdsOwnerLock(lock)) return { error: "the session is open in this process" };
   const taken = tryAcquireOwnerLock(lock);
   if (!taken.acquired) return { error: `the session is being written by pid ${taken.owner.pid}` };
   try {
     const trashed = await new Promise<boolean>((done) => {
-      execFile("trash", ["--", path], (err) => done(!err));
+      execFile("trash", [file], (err) => done(!err));
     });
-    if (trashed) return { trashed: true };
-    await unlink(path);
+    // A `trash` that failed after moving the file still moved it.
+    if (trashed || !(await exists(file))) return { trashed: true };
+    await unlink(file);
     return { trashed: false };
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
