@@ -143,6 +143,8 @@ describe("the session picker", () => {
     expect(shown).toMatch(/Parser work/);
     expect(shown).toMatch(/└─ try a streaming parser instead/);
     expect(shown).toContain("Sort: Threaded");
+    // Every line fits a narrow terminal too (text() checks the width).
+    for (const width of [20, 40]) expect(text(tiller, width)).toContain("…");
     for (const mode of ["recent", "relevance", "threaded"] as const) {
       for (let i = 0; i < 10; i++) ours.handleInput("\x1b[A");
       for (let i = 0; i < 10; i++) piList.handleInput("\x1b[A");

@@ -150,6 +150,8 @@ describe("the session tree picker", () => {
     expect(shown).toMatch(/├[─⊟] /);
     expect(shown).toMatch(/└[─⊟] /);
     expect(tiller.getTreeList().getSelectedNode()?.entry.id).toBe(ids.q3);
+    // Every line fits a narrow terminal too (lines() checks the width).
+    for (const width of [20, 40]) expect(lines(tiller, width).length).toBeGreaterThan(5);
   });
 
   it("moves, filters and searches as pi does, and answers with the highlighted entry", () => {
