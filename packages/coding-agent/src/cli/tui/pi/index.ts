@@ -47,6 +47,8 @@ export type {
   MessageRenderOptions,
   ReadonlyFooterDataProvider,
   RenderDiffOptions,
+  SessionNameFilter,
+  SessionSortMode,
   SettingsCallbacks,
   SettingsConfig,
   TerminalInputHandler,
