@@ -155,6 +155,15 @@ describe("the session picker", () => {
     ours.setSortMode("recent");
     for (let i = 0; i < 10; i++) ours.handleInput("\x1b[A");
     expect(order(ours)).toEqual([paths.fork, paths.docs, paths.parser, paths.oldest]);
+    // Parents that point at each other (hand-edited headers) still list both sessions.
+    const [a, b] = list().filter((s) => s.path === paths.docs || s.path === paths.oldest);
+    ours.setSessions(
+      [{ ...a, parentSessionPath: b?.path } as SessionInfo, { ...b, parentSessionPath: a?.path } as SessionInfo],
+      false,
+    );
+    ours.setSortMode("threaded");
+    for (let i = 0; i < 10; i++) ours.handleInput("\x1b[A");
+    expect(order(ours).sort()).toEqual([paths.docs, paths.oldest].sort());
   });
 
   it("filters as the user types (fuzzy words, quoted phrases, re:) in pi's order, and Enter answers the highlighted path", async () => {

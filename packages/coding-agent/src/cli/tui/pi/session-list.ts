@@ -52,6 +52,8 @@ function threadedRows(sessions: readonly SessionInfo[]): Row[] {
     });
   };
   for (const r of newestFirst(roots)) walk(r, "", "", true, true);
+  // Sessions whose parents form a cycle have no root: each still gets a row.
+  for (const s of newestFirst([...sessions])) walk(s, "", "", true, true);
   return rows;
 }
 
