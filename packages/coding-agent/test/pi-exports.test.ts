@@ -31,10 +31,6 @@ export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {};
 export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
   RpcClient: `onEvent and collectEvents: ${APPROVAL_EVENTS_REASON}`,
   AgentSession: `subscribe: ${APPROVAL_EVENTS_REASON}; and resourceLoader is undefined for a session built without one (pi's always has one)`,
-  SessionSelectorComponent:
-    "getSessionList() returns Tiller's picker list (a Selector), which lacks the members of pi's SessionList (getSelectedSessionPath, setSortMode, …)",
-  TreeSelectorComponent:
-    "getTreeList() returns Tiller's picker list (a Selector), which lacks the members of pi's TreeList (getSearchQuery, getSelectedNode, updateNodeLabel)",
 };
 
 /** The classes a module exports. */

@@ -279,6 +279,8 @@ export const classes = {
   // biome-ignore format: pi-exports.test.ts reads one check per line
   SkillInvocationMessageComponent: (x: T.SkillInvocationMessageComponent): PublicOf<PiClass.SkillInvocationMessageComponent> => x,
   ThemeSelectorComponent: (x: T.ThemeSelectorComponent): PublicOf<PiClass.ThemeSelectorComponent> => x,
+  SessionSelectorComponent: (x: T.SessionSelectorComponent): PublicOf<PiClass.SessionSelectorComponent> => x,
+  TreeSelectorComponent: (x: T.TreeSelectorComponent): PublicOf<PiClass.TreeSelectorComponent> => x,
   ThinkingSelectorComponent: (x: T.ThinkingSelectorComponent): PublicOf<PiClass.ThinkingSelectorComponent> => x,
   ToolExecutionComponent: (x: T.ToolExecutionComponent): PublicOf<PiClass.ToolExecutionComponent> => x,
   UserMessageComponent: (x: T.UserMessageComponent): PublicOf<PiClass.UserMessageComponent> => x,

@@ -1,6 +1,7 @@
 /**
- * pi's pickers, footer, loader and login dialog on Tiller's terminal UI, with real sessions, a real model
- * registry and auth storage: what each lists, what its keys answer, and that it fits the width.
+ * pi's model, auth and theme pickers, footer, loader and login dialog on Tiller's terminal UI, with a real
+ * model registry and auth storage: what each lists, what its keys answer, and that it fits the width. (The
+ * session and tree pickers: tui-pi-session-picker.test.ts, tui-pi-tree-picker.test.ts.)
  */
 import { type Component, visibleWidth } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
@@ -14,13 +15,10 @@ import {
   ModelSelectorComponent,
   OAuthSelectorComponent,
   SessionManager,
-  SessionSelectorComponent,
   SettingsManager,
   Theme,
   ThemeSelectorComponent,
-  TreeSelectorComponent,
 } from "../src/index.js";
-import type { SessionInfo } from "../src/session/types.js";
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "");
 const host = { requestRender() {} };
@@ -33,25 +31,6 @@ function text(c: Component, width = 70): string {
   for (const l of out) expect(visibleWidth(l)).toBeLessThanOrEqual(width);
   return out.map(strip).join("\n");
 }
-
-const user = (t: string) => ({ role: "user" as const, content: t, timestamp: 0 });
-const reply = (t: string) => ({
-  role: "assistant" as const,
-  content: [{ type: "text" as const, text: t }],
-  api: "openai-completions",
-  provider: "p",
-  model: "m",
-  usage: {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  },
-  stopReason: "stop" as const,
-  timestamp: 0,
-});
 
 describe("model and auth pickers", () => {
   it("lists the catalog with configured providers first and answers with the Model object", async () => {
@@ -140,76 +119,6 @@ describe("model and auth pickers", () => {
     });
     expect(previews).toEqual(["light"]);
     expect(chosen).toBe("light");
-  });
-});
-
-describe("session and tree pickers", () => {
-  it("loads this folder's sessions, switches to all folders on Tab, and answers with the path", async () => {
-    const info = (path: string, firstMessage: string): SessionInfo =>
-      ({ path, id: path, cwd: "/x", firstMessage, created: new Date(), modified: new Date(), sizeBytes: 10 }) as never;
-    const calls: string[] = [];
-    const renders: number[] = [];
-    let s!: SessionSelectorComponent;
-    const path = await new Promise<string>((resolve) => {
-      s = new SessionSelectorComponent(
-        async () => {
-          calls.push("current");
-          return [info("/s/here.jsonl", "here")];
-        },
-        async () => {
-          calls.push("all");
-          return [info("/s/here.jsonl", "here"), info("/t/there.jsonl", "elsewhere")];
-        },
-        resolve,
-        () => resolve("cancelled"),
-        () => resolve("exit"),
-        () => {
-          renders.push(1);
-          if (calls.length === 1 && renders.length === 1) {
-            expect(text(s)).toContain("here");
-            s.handleInput("\t");
-          } else if (calls.length === 2 && renders.length === 2) {
-            expect(text(s)).toContain("elsewhere");
-            s.handleInput(DOWN);
-            s.handleInput(ENTER);
-          }
-        },
-      );
-    });
-    expect(calls).toEqual(["current", "all"]);
-    expect(path).toBe("/t/there.jsonl");
-  });
-
-  it("shows the session tree with the current branch and moves to another entry", async () => {
-    const sm = SessionManager.inMemory();
-    const u1 = sm.appendMessage(user("first question"));
-    sm.appendMessage(reply("first answer"));
-    sm.branch(u1);
-    sm.appendMessage(reply("another answer"));
-    const leaf = sm.getLeafId();
-    const chosen = await new Promise<string>((resolve) => {
-      const s = new TreeSelectorComponent(sm.getTree(), leaf, 30, resolve, () => resolve("cancelled"));
-      const shown = text(s);
-      expect(shown).toContain("› first question");
-      expect(shown).toContain("‹ first answer");
-      expect(shown).toMatch(/•\s*‹ another answer\s+\(here\)/);
-      // The current leaf is selected first; Up goes to the other branch's answer.
-      s.handleInput("\x1b[A");
-      s.handleInput(ENTER);
-    });
-    expect(sm.getEntry(chosen)?.type).toBe("message");
-    expect(chosen).not.toBe(leaf);
-    const userOnly = new TreeSelectorComponent(
-      sm.getTree(),
-      leaf,
-      30,
-      () => {},
-      () => {},
-      undefined,
-      undefined,
-      "user-only",
-    );
-    expect(text(userOnly)).not.toContain("answer");
   });
 });
 

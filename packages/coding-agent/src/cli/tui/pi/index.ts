@@ -21,13 +21,12 @@ export {
 export {
   ModelSelectorComponent,
   OAuthSelectorComponent,
-  SessionSelectorComponent,
   ShowImagesSelectorComponent,
   ThemeSelectorComponent,
   ThinkingSelectorComponent,
-  TreeSelectorComponent,
   UserMessageSelectorComponent,
 } from "./selectors.js";
+export { SessionSelectorComponent } from "./session-selector.js";
 export { SettingsSelectorComponent } from "./settings-selector.js";
 export {
   getLanguageFromPath,
@@ -39,6 +38,7 @@ export {
   Theme,
 } from "./theme.js";
 export { BashExecutionComponent, ToolExecutionComponent } from "./tool-execution.js";
+export { TreeSelectorComponent } from "./tree-selector.js";
 export type {
   AppKeybinding,
   AutocompleteProviderFactory,
@@ -47,6 +47,8 @@ export type {
   MessageRenderOptions,
   ReadonlyFooterDataProvider,
   RenderDiffOptions,
+  SessionNameFilter,
+  SessionSortMode,
   SettingsCallbacks,
   SettingsConfig,
   TerminalInputHandler,

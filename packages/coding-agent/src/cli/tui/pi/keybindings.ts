@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   getKeybindings,
+  type Keybinding,
   type KeybindingDefinitions,
   type KeybindingsConfig,
   type KeyId,
@@ -151,4 +152,24 @@ export function keyHint(keybinding: string, description: string): string {
 export function rawKeyHint(key: string, description: string): string {
   const t = currentTheme();
   return t.fg("dim", key) + t.fg("muted", ` ${description}`);
+}
+
+let defaultManager: KeybindingsManager | undefined;
+
+/**
+ * Whether `data` is one of the keys of `action` (an application action or one of pi-tui's), as pi's pickers read
+ * them: from `manager` when given, else from the manager installed with `setKeybindings` when it knows the
+ * application actions (pi's interactive mode installs one), else from the defaults.
+ */
+export function isActionKey(
+  data: string,
+  action: AppKeybinding | Keybinding,
+  manager?: TuiKeybindingsManager,
+): boolean {
+  let kb = manager ?? getKeybindings();
+  if (!manager && !kb.getDefinition("app.session.toggleSort" as Keybinding)) {
+    defaultManager ??= new KeybindingsManager();
+    kb = defaultManager;
+  }
+  return kb.matches(data, action as Keybinding);
 }

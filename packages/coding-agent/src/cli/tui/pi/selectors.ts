@@ -1,17 +1,17 @@
 /**
  * pi's pickers over Tiller's `Selector` (../selector.ts: type to fuzzy-filter, ↑/↓, Enter, Esc) and its item
- * builders (../pickers.ts): thinking level, theme, image display, model, auth provider, session, session tree,
- * and the user message to fork from. Each is a pi-tui `Container` that forwards keys to its selector and calls
- * pi's `onSelect`/`onCancel` once, with pi's argument types.
+ * builders (../pickers.ts): thinking level, theme, image display, model, auth provider, and the user message to
+ * fork from (the session and tree pickers have lists of their own: session-selector.ts, tree-selector.ts).
+ * Each is a pi-tui `Container` that forwards keys to its selector and calls pi's `onSelect`/`onCancel` once,
+ * with pi's argument types.
  */
 import { Container, Input, type SelectItem, type SelectList } from "@mariozechner/pi-tui";
 import type { ThinkingLevel } from "@tiller/agent";
 import type { Api, Model } from "@tiller/ai";
 import type { AuthStatus } from "../../../auth/index.js";
 import type { ModelRegistry } from "../../../models/model-registry.js";
-import type { SessionInfo, SessionTreeNode } from "../../../session/types.js";
 import type { SettingsManager } from "../../../settings/settings-manager.js";
-import { findModel, firstLine, formatAge, modelItems, sessionItems, treeItemsOf } from "../pickers.js";
+import { findModel, firstLine, formatAge, modelItems } from "../pickers.js";
 import { Selector, type SelectorOptions } from "../selector.js";
 import { THEME_NAMES } from "./theme.js";
 
@@ -186,137 +186,6 @@ export class OAuthSelectorComponent extends SelectorHost {
       return { value: p.id, label: p.name, description: `${how} · ${state}` };
     });
     super(mode === "login" ? "Log in to" : "Log out of", items, {}, onSelect, onCancel);
-  }
-}
-
-type SessionsLoader = (onProgress?: (loaded: number, total: number) => void) => Promise<SessionInfo[]>;
-
-/** Sessions of this folder, newest first; Tab switches to the sessions of every folder and back. */
-export class SessionSelectorComponent extends SelectorHost {
-  private all = false;
-  private loaded = { current: undefined as SessionInfo[] | undefined, all: undefined as SessionInfo[] | undefined };
-
-  constructor(
-    private currentSessionsLoader: SessionsLoader,
-    private allSessionsLoader: SessionsLoader,
-    private onSelectPath: (sessionPath: string) => void,
-    private onCancelPick: () => void,
-    private onExit: () => void,
-    private requestRender: () => void,
-    _options?: { renameSession?: (sessionPath: string, currentName: string | undefined) => Promise<void> },
-    private currentSessionFilePath?: string,
-  ) {
-    super("Resume session (loading…)", [], {}, () => {}, onCancelPick);
-    this.load();
-  }
-
-  private load(): void {
-    const scope = this.all ? "all" : "current";
-    const cached = this.loaded[scope];
-    const show = (sessions: SessionInfo[]) => {
-      const title = this.all ? "Resume session (all folders · Tab: this folder)" : "Resume session (Tab: all folders)";
-      const options = this.currentSessionFilePath ? { selected: this.currentSessionFilePath } : {};
-      this.mount(title, sessionItems(sessions), options, this.onSelectPath, this.onCancelPick);
-      this.requestRender();
-    };
-    if (cached) {
-      show(cached);
-      return;
-    }
-    (this.all ? this.allSessionsLoader : this.currentSessionsLoader)().then(
-      (sessions) => {
-        this.loaded[scope] = sessions;
-        if ((this.all ? "all" : "current") === scope) show(sessions);
-      },
-      (err: unknown) => {
-        this.mount(
-          `Could not list sessions: ${err instanceof Error ? err.message : String(err)}`,
-          [],
-          {},
-          () => {},
-          this.onCancelPick,
-        );
-        this.requestRender();
-      },
-    );
-  }
-
-  override handleInput(data: string): void {
-    if (data === "\t") {
-      this.all = !this.all;
-      this.load();
-      return;
-    }
-    if (data === "\x04" && !this.selector.filterText) {
-      this.onExit();
-      return;
-    }
-    super.handleInput(data);
-  }
-
-  /** The list of sessions (Tiller's selector). */
-  getSessionList(): Selector {
-    return this.selector;
-  }
-}
-
-type FilterMode = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
-
-/** Ids from the root to `leaf` (empty when the leaf is not in the tree). */
-function pathTo(tree: readonly SessionTreeNode[], leaf: string | null): Set<string> {
-  const path: string[] = [];
-  const find = (nodes: readonly SessionTreeNode[]): boolean => {
-    for (const n of nodes) {
-      path.push(n.entry.id);
-      if (n.entry.id === leaf || find(n.children)) return true;
-      path.pop();
-    }
-    return false;
-  };
-  return leaf && find(tree) ? new Set(path) : new Set();
-}
-
-function labeled(tree: readonly SessionTreeNode[], out = new Set<string>()): Set<string> {
-  for (const n of tree) {
-    if (n.label) out.add(n.entry.id);
-    labeled(n.children, out);
-  }
-  return out;
-}
-
-/** The session tree (user › and assistant ‹ messages, the current branch marked) to move to another point. */
-export class TreeSelectorComponent extends SelectorHost {
-  constructor(
-    tree: SessionTreeNode[],
-    currentLeafId: string | null,
-    terminalHeight: number,
-    onSelect: (entryId: string) => void,
-    onCancel: () => void,
-    _onLabelChange?: (entryId: string, label: string | undefined) => void,
-    initialSelectedId?: string,
-    initialFilterMode: FilterMode = "default",
-  ) {
-    const { items, current } = treeItemsOf(tree, pathTo(tree, currentLeafId), currentLeafId);
-    const withLabels = labeled(tree);
-    const shown =
-      initialFilterMode === "user-only"
-        ? items.filter((i) => /^.\s*›/.test(i.label))
-        : initialFilterMode === "labeled-only"
-          ? items.filter((i) => withLabels.has(i.value))
-          : items;
-    const selected = initialSelectedId ?? current;
-    super(
-      "Session tree",
-      shown,
-      { ...(selected ? { selected } : {}), maxVisible: Math.max(3, Math.floor(terminalHeight / 2)) },
-      onSelect,
-      onCancel,
-    );
-  }
-
-  /** The tree as a list (Tiller's selector). */
-  getTreeList(): Selector {
-    return this.selector;
   }
 }
 

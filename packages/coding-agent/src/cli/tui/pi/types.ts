@@ -254,3 +254,13 @@ export interface InteractiveModeOptions {
   /** Show the full startup listing (Tiller's startup is one line either way). */
   verbose?: boolean;
 }
+
+/**
+ * The order of the session picker (pi's `SortMode`): "threaded" shows forks under the session they came from,
+ * newest first at each level (a flat list by relevance while searching); "recent" newest first; "relevance" best
+ * search match first, ties newest first.
+ */
+export type SessionSortMode = "threaded" | "recent" | "relevance";
+
+/** Which sessions the picker lists (pi's `NameFilter`): every one, or only those given a name. */
+export type SessionNameFilter = "all" | "named";
