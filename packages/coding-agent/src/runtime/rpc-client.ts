@@ -8,7 +8,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AgentMessage, ThinkingLevel } from "@tiller/agent";
+import type { AgentMessage, ApprovalDecision, PendingApproval, ThinkingLevel } from "@tiller/agent";
 import type { ImageContent, Model } from "@tiller/ai";
 import {
   type CoreAgentEvent,
@@ -254,6 +254,18 @@ export class RpcClient {
   }
   async getCommands(): Promise<RpcSlashCommand[]> {
     return (await this.call<{ commands: RpcSlashCommand[] }>({ type: "get_commands" })).commands;
+  }
+
+  /**
+   * Tiller: decides a waiting approval (a `tool_approval_request` line's `approval.id`, seen by a listener with
+   * `{ tillerEvents: true }`). Rejects when none with that id waits (decided, timed out or aborted).
+   */
+  async resolveApproval(approvalId: string, decision: ApprovalDecision, reason?: string): Promise<void> {
+    await this.call({ type: "resolve_approval", approvalId, decision, ...(reason !== undefined ? { reason } : {}) });
+  }
+  /** Tiller: the approvals waiting for a decision. */
+  async getPendingApprovals(): Promise<PendingApproval[]> {
+    return (await this.call<{ approvals: PendingApproval[] }>({ type: "get_pending_approvals" })).approvals;
   }
 
   /** Resolves at the next `agent_end` event. */
