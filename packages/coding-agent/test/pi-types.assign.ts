@@ -17,7 +17,7 @@ import type * as T from "@tiller/coding-agent";
 // pi's own classes (in `Pi`, pi's classes Tiller exports are Tiller's: test/public-declarations.ts).
 import type * as PiClass from "pi-declared/pi-coding-agent";
 
-/** The extension events a pi-typed handler knows: Tiller's approval events are an addition (as RpcClient's are). */
+/** The extension events a pi-typed handler knows: Tiller's approval events reach only handlers registered for them. */
 type PiKnownExtensionEvent = Exclude<T.ExtensionEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
 
 /** A class's instance members as properties (method parameters are then compared strictly, not bivariantly). */
