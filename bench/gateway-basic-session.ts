@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
 import type { AssistantMessage, ImageContent, UserMessage } from "@tiller/ai";
-import { convertToLlm, SessionManager } from "@tiller/coding-agent";
+import { convertToLlm, SessionManager, type TillerEventsOption } from "@tiller/coding-agent";
 import type {
   AgentSessionEvent,
   EmbeddedSession,
@@ -66,7 +66,8 @@ export class BasicSession implements EmbeddedSession {
     return this.running;
   }
 
-  subscribe(listener: (e: AgentSessionEvent) => void): () => void {
+  /** Every event it emits (it has no approvals: the option of AgentSession's form is accepted and changes nothing). */
+  subscribe(listener: (e: AgentSessionEvent) => void, _options?: TillerEventsOption): () => void {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);

@@ -40,11 +40,15 @@ describe("AgentSession steer/followUp/setModel promises", () => {
     const gate = new Promise<void>((r) => {
       release = r;
     });
-    session.subscribe(async (e) => {
-      if (e.type !== "queue_update" && e.type !== "model_changed") return;
-      await gate;
-      seen.push(e.type === "queue_update" ? `queue:${e.steering.join(",")}|${e.followUp.join(",")}` : "model");
-    });
+    // model_changed is a Tiller event: only listeners that ask get it.
+    session.subscribe(
+      async (e) => {
+        if (e.type !== "queue_update" && e.type !== "model_changed") return;
+        await gate;
+        seen.push(e.type === "queue_update" ? `queue:${e.steering.join(",")}|${e.followUp.join(",")}` : "model");
+      },
+      { tillerEvents: true },
+    );
     const steered = session.steer("left");
     const followed = session.followUp("then");
     const switched = session.setModel(faux.getModel("two") as never);

@@ -13,6 +13,7 @@ import {
   createAgentSession,
   createAgentSessionFromServices,
   createAgentSessionServices,
+  DefaultResourceLoader,
   SessionManager,
   SettingsManager,
 } from "../src/index.js";
@@ -74,16 +75,53 @@ describe("AgentSession: pi's resource accessors", () => {
   });
 
   it("without a loader: no templates, and an empty runner that handles nothing", async () => {
+    const { session, extensionsResult } = await createAgentSession({
+      cwd: dir,
+      model: faux.getModel(),
+      sessionManager: SessionManager.inMemory(dir),
+      settingsManager: SettingsManager.inMemory(),
+    });
+    expect(session.promptTemplates).toEqual([]);
+    expect(session.extensionRunner.extensions).toEqual([]);
+    expect(session.hasExtensionHandlers("session_start")).toBe(false);
+    // A loader with pi's members that loads nothing (pi's sessions always have one).
+    const loader = session.resourceLoader;
+    expect(loader.getSkills()).toEqual({ skills: [], diagnostics: [] });
+    expect(loader.getPrompts()).toEqual({ prompts: [], diagnostics: [] });
+    expect(loader.getThemes()).toEqual({ themes: [], diagnostics: [] });
+    expect(loader.getAgentsFiles()).toEqual({ agentsFiles: [] });
+    expect(loader.getSystemPrompt()).toBeUndefined();
+    expect(loader.getAppendSystemPrompt()).toEqual([]);
+    const loaded = loader.getExtensions();
+    expect([loaded.extensions, loaded.errors]).toEqual([[], []]);
+    expect(loaded.runner).toBe(session.extensionRunner);
+    expect(extensionsResult.runtime).toBe(session.extensionRunner.runtime);
+    loader.extendResources({ skillPaths: [{ path: join(dir, "skills") }] });
+    await loader.reload();
+    expect(loader.getSkills().skills).toEqual([]);
+    session.dispose();
+  });
+
+  it("without a loader: the loader reports the extensions its host hooked in", async () => {
+    const host = new DefaultResourceLoader({
+      cwd: dir,
+      agentDir: join(dir, "agent-host"),
+      extensionFactories: [(pi) => pi.on("session_start", () => {})],
+    });
+    await host.reload();
+    const runner = host.getExtensions().runner;
     const { session } = await createAgentSession({
       cwd: dir,
       model: faux.getModel(),
       sessionManager: SessionManager.inMemory(dir),
       settingsManager: SettingsManager.inMemory(),
     });
-    expect(session.resourceLoader).toBeUndefined();
-    expect(session.promptTemplates).toEqual([]);
-    expect(session.extensionRunner.extensions).toEqual([]);
-    expect(session.hasExtensionHandlers("session_start")).toBe(false);
+    // What the CLI does: it loads the extensions itself and hooks their runner into the session.
+    session.useExtensionHooks(runner);
+    const loaded = session.resourceLoader.getExtensions();
+    expect(loaded.extensions.map((e) => e.path)).toEqual(["<factory 1>"]);
+    expect(loaded.runner).toBe(runner);
+    expect(session.hasExtensionHandlers("session_start")).toBe(true);
     session.dispose();
   });
 });

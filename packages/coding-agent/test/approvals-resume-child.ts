@@ -24,11 +24,14 @@ const { session } = await createAgentSession({
   sessionManager: SessionManager.create(dir, dir),
   settingsManager: SettingsManager.inMemory(),
 });
-session.subscribe((event) => {
-  if (event.type === "tool_approval_request") {
-    // What a gateway stores before announcing the request.
-    process.stdout.write(`${JSON.stringify({ file: session.sessionFile, approval: event.approval })}\n`);
-  }
-});
+session.subscribe(
+  (event) => {
+    if (event.type === "tool_approval_request") {
+      // What a gateway stores before announcing the request.
+      process.stdout.write(`${JSON.stringify({ file: session.sessionFile, approval: event.approval })}\n`);
+    }
+  },
+  { tillerEvents: true },
+);
 void session.prompt("make the file");
 setInterval(() => {}, 1000);

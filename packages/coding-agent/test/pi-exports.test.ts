@@ -20,18 +20,11 @@ const root = join(here, "..", "..", "..");
 /** pi's terminal-UI runtime exports: they come with the TUI issue, not with the SDK drop-in. */
 export const PENDING_TUI_EXPORTS: readonly string[] = [];
 
-/** Why an event listener does not type as pi's. */
-const APPROVAL_EVENTS_REASON =
-  "its events include Tiller's approval events (tool_approval_request/end: the seeds' approvals), which pi's event union lacks; a pi-typed listener still receives every pi event";
-
 /** pi types without a Tiller type that a pi-typed program could use in their place yet, and why. */
 export const PENDING_PI_TYPES: Readonly<Record<string, string>> = {};
 
 /** pi classes whose instances Tiller's do not yet match member for member, and why. */
-export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {
-  RpcClient: `onEvent and collectEvents: ${APPROVAL_EVENTS_REASON}`,
-  AgentSession: `subscribe: ${APPROVAL_EVENTS_REASON}; and resourceLoader is undefined for a session built without one (pi's always has one)`,
-};
+export const PENDING_PI_CLASSES: Readonly<Record<string, string>> = {};
 
 /** The classes a module exports. */
 function classNames(module: Record<string, unknown>): string[] {

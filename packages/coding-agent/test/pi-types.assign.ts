@@ -13,15 +13,11 @@
  *   pi's `_`-prefixed members (`SessionManager._persist`) are internal and not part of the check.
  */
 import type * as Pi from "@mariozechner/pi-coding-agent";
-import type { AgentEvent } from "@tiller/agent";
 import type * as T from "@tiller/coding-agent";
 // pi's own classes (in `Pi`, pi's classes Tiller exports are Tiller's: test/public-declarations.ts).
 import type * as PiClass from "pi-declared/pi-coding-agent";
 
-/** Tiller's agent events minus the ones it adds (approvals: pi has none), the part a pi-typed listener knows. */
-type PiKnownEvent = Exclude<AgentEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
-
-/** The extension events a pi-typed handler knows: Tiller's approval events are an addition (as RpcClient's are). */
+/** The extension events a pi-typed handler knows: Tiller's approval events reach only handlers registered for them. */
 type PiKnownExtensionEvent = Exclude<T.ExtensionEvent, { type: "tool_approval_request" | "tool_approval_end" }>;
 
 /** A class's instance members as properties (method parameters are then compared strictly, not bivariantly). */
@@ -154,8 +150,8 @@ export const input = {
   PrintModeOptions: (x: Pi.PrintModeOptions): T.PrintModeOptions => x,
   RpcClientOptions: (x: Pi.RpcClientOptions): T.RpcClientOptions => x,
   RpcCommand: (x: Pi.RpcCommand): T.RpcCommand => x,
-  // Tiller's event stream adds the approval events (pi has none); pi's listener handles the rest.
-  RpcEventListener: (x: Pi.RpcEventListener): ((event: PiKnownEvent) => void) => x,
+  // onEvent(listener) hands on pi's events only (Tiller's approvals: onEvent(listener, { tillerEvents: true })).
+  RpcEventListener: (x: Pi.RpcEventListener): T.RpcEventListener => x,
   RpcResponse: (x: Pi.RpcResponse): T.RpcResponse => x,
   VisualTruncateResult: (x: Pi.VisualTruncateResult): T.VisualTruncateResult => x,
   ModelCycleResult: (x: Pi.ModelCycleResult): T.ModelCycleResult => x,
@@ -243,6 +239,8 @@ export const output = {
 export const classes = {
   FileAuthStorageBackend: (x: T.FileAuthStorageBackend): PublicOf<PiClass.FileAuthStorageBackend> => x,
   AuthStorage: (x: T.AuthStorage): PublicOf<PiClass.AuthStorage> => x,
+  AgentSession: (x: T.AgentSession): PublicOf<PiClass.AgentSession> => x,
+  RpcClient: (x: T.RpcClient): PublicOf<PiClass.RpcClient> => x,
   ExtensionRunner: (x: T.ExtensionRunner): PiClass.ExtensionRunner => x,
   FooterComponent: (x: T.FooterComponent): PiClass.FooterComponent => x,
   // biome-ignore format: pi-exports.test.ts reads one check per line

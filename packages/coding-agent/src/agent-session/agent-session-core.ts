@@ -32,9 +32,14 @@ import { convertToLlm } from "../session/messages.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { SettingsManager } from "../settings/settings-manager.js";
 import { CompactionController } from "./compaction-controller.js";
-import type { AgentSessionEvent, AgentSessionEventListener } from "./events.js";
+import type {
+  AgentSessionEventListener,
+  TillerEventsOption,
+  TillerSessionEvent,
+  TillerSessionEventListener,
+} from "./events.js";
 import { messageEndFromExtensions } from "./extension-hooks.js";
-import { dispatchSessionEvent, settled } from "./listeners.js";
+import { SessionListeners, settled } from "./listeners.js";
 import { RunRecovery } from "./run-recovery.js";
 import type { SessionToolRegistry } from "./tool-registry.js";
 import { navigateSessionTree, type TreeNavigationOptions, type TreeNavigationResult } from "./tree-navigation.js";
@@ -68,7 +73,7 @@ export class AgentSessionCore {
   readonly settingsManager: SettingsManager;
   readonly modelRegistry: ModelRegistry;
 
-  private listeners: AgentSessionEventListener[] = [];
+  private readonly listeners = new SessionListeners();
   private unsubscribeAgent: () => void;
   protected steeringTexts: string[] = [];
   protected followUpTexts: string[] = [];
@@ -114,16 +119,18 @@ export class AgentSessionCore {
 
   // ---- events ----
 
-  /** Every AgentEvent plus session events. Returns the unsubscribe function. Async listeners are awaited. */
-  subscribe(listener: AgentSessionEventListener): () => void {
-    this.listeners = [...this.listeners, listener];
-    return () => {
-      this.listeners = this.listeners.filter((l) => l !== listener);
-    };
+  /**
+   * pi's events (`AgentSessionEvent`); with `{ tillerEvents: true }` Tiller's approvals and `model_changed` too
+   * (events.ts). Listeners run in subscription order; async ones are awaited. Returns the unsubscribe function.
+   */
+  subscribe(listener: AgentSessionEventListener): () => void;
+  subscribe(listener: TillerSessionEventListener, options: TillerEventsOption): () => void;
+  subscribe(listener: AgentSessionEventListener, options?: Partial<TillerEventsOption>): () => void {
+    return this.listeners.add(listener, options?.tillerEvents === true);
   }
 
-  protected emit(event: AgentSessionEvent): Promise<void> | undefined {
-    return dispatchSessionEvent(this.listeners, event);
+  protected emit(event: TillerSessionEvent): Promise<void> | undefined {
+    return this.listeners.emit(event);
   }
 
   private onAgentEvent(event: AgentEvent): Promise<void> | undefined {
@@ -439,7 +446,7 @@ export class AgentSessionCore {
     this.controller?.abort();
     this.agent.abort();
     this.unsubscribeAgent();
-    this.listeners = [];
+    this.listeners.clear();
     this.sessionManager.close();
   }
 

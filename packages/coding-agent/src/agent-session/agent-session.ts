@@ -18,6 +18,7 @@ import type { BashExecutionMessage, CustomMessage } from "../session/messages.js
 import { type BashOperations, createLocalBashOperations } from "../tools/bash.js";
 import type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
 import { AgentSessionCore } from "./agent-session-core.js";
+import { EmptyResourceLoader } from "./empty-resource-loader.js";
 import type { ContextUsage, SessionStats } from "./events.js";
 import { discoveredResourcePaths, ExtensionHooks } from "./extension-hooks.js";
 import { exportBranchToHtml } from "./html-export.js";
@@ -48,6 +49,8 @@ export interface ReplacedSessionCommandContext extends ExtensionCommandContext {
 export class AgentSession extends AgentSessionCore {
   private scoped: ScopedModel[] = [];
   private readonly loader: ResourceLoader | undefined;
+  /** `resourceLoader` of a session built without one (pi's sessions always have one). */
+  private readonly emptyLoader = new EmptyResourceLoader(() => this.runner);
   private runner: ExtensionRunner;
   private readonly registry: SessionToolRegistry;
   private readonly systemPromptFor: ((tools: readonly AgentTool[]) => string) | undefined;
@@ -365,9 +368,9 @@ export class AgentSession extends AgentSessionCore {
 
   // ---- resources and extensions ----
 
-  /** The loader the session was created with; undefined for a session assembled without one. */
-  get resourceLoader(): ResourceLoader | undefined {
-    return this.loader;
+  /** The loader the session was created with, or one that reads nothing (empty-resource-loader.ts). */
+  get resourceLoader(): ResourceLoader {
+    return this.loader ?? this.emptyLoader;
   }
   /** The prompt templates of the resource loader (none without one). */
   get promptTemplates(): ReadonlyArray<PromptTemplate> {
@@ -390,7 +393,7 @@ export class AgentSession extends AgentSessionCore {
     this.compaction.extensions = runner;
     this.hooks.use(runner);
   }
-  private readonly hooks = new ExtensionHooks(this.agent, (listener) => this.subscribe(listener));
+  private readonly hooks = new ExtensionHooks(this.agent, (l) => this.subscribe(l, { tillerEvents: true }));
 
   /**
    * pi's `bindExtensions`: the host's UI, `/command` session controls, shutdown handler and error listener for the

@@ -160,12 +160,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
   });
   if (options.scopedModels) session.setScopedModels(options.scopedModels);
   await bind?.(session);
-  const extensionsResult = options.resourceLoader?.getExtensions() ?? emptyExtensionsResult(session);
+  // The given loader's extensions, or (without one) the session's own empty runner's.
+  const extensionsResult = session.resourceLoader.getExtensions();
   return fallback ? { session, extensionsResult, modelFallbackMessage: fallback } : { session, extensionsResult };
-}
-
-/** No extensions: the session's own (empty) runner and its runtime. */
-function emptyExtensionsResult(session: AgentSession): LoadExtensionsResult {
-  const runner = session.extensionRunner;
-  return { extensions: [], errors: [], runtime: runner.runtime, runner };
 }

@@ -9,7 +9,7 @@ import { dirname, resolve } from "node:path";
 import type { Agent, AgentEventOf } from "@tiller/agent";
 import type { ExtensionRunner } from "../extensions/runner.js";
 import type { ResourceExtensionPaths } from "../runtime/resource-loader.js";
-import type { AgentSessionEventListener } from "./events.js";
+import type { TillerSessionEventListener } from "./events.js";
 
 /** The agent's hooks before any runner was attached. */
 interface BaseHooks {
@@ -42,7 +42,8 @@ export class ExtensionHooks {
 
   constructor(
     private readonly agent: Agent,
-    private readonly subscribe: (listener: AgentSessionEventListener) => () => void,
+    /** Subscribes to every session event: extensions may handle the approval events (`tool_approval_*`). */
+    private readonly subscribe: (listener: TillerSessionEventListener) => () => void,
   ) {}
 
   /** Hooks `runner` in, replacing the runner hooked before. */

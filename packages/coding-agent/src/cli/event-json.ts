@@ -3,9 +3,9 @@
  * attaches to every delta: re-serialising the whole growing message per delta would make the output quadratic in
  * the reply length. Each update carries the delta; `message_end` carries the complete message.
  */
-import type { AgentSessionEvent } from "../agent-session/events.js";
+import type { TillerSessionEvent } from "../agent-session/events.js";
 
-export function eventForWire(event: AgentSessionEvent): unknown {
+export function eventForWire(event: TillerSessionEvent): unknown {
   if (event.type !== "message_update") return event;
   const { partial: _partial, ...delta } = event.assistantMessageEvent as { partial?: unknown } & Record<
     string,

@@ -113,9 +113,13 @@ export async function runJsonMode(args: CliArgs): Promise<number> {
     model: { provider: session.model.provider, id: session.model.id },
     thinkingLevel: session.thinkingLevel,
   });
-  const unsubscribe = session.subscribe((event) => {
-    write(eventForWire(event));
-  });
+  // Every event, approvals too: the JSON stream shows what the run did.
+  const unsubscribe = session.subscribe(
+    (event) => {
+      write(eventForWire(event));
+    },
+    { tillerEvents: true },
+  );
   setup.extensions.onError((e) => write({ type: "extension_error", ...e }));
   const stop = () => session.abort().catch(() => {});
   process.once("SIGINT", stop);

@@ -236,9 +236,14 @@ export async function serveRpc(setup: CliSetup): Promise<void> {
   const write = (v: unknown) => process.stdout.write(toJsonLine(v));
   setup.extensions.onError((e) => write({ type: "extension_error", ...e }));
   const { session } = setup;
-  session.subscribe((event) => {
-    write(eventForWire(event));
-  });
+  // Every event: an RPC client answers `tool_approval_request` lines (`resolve_approval`). RpcClient hands
+  // Tiller's additions only to the listeners that ask for them, as AgentSession does.
+  session.subscribe(
+    (event) => {
+      write(eventForWire(event));
+    },
+    { tillerEvents: true },
+  );
 
   const respond = (cmd: Command | undefined, result: { data?: unknown; error?: string }) => {
     const base: Record<string, unknown> = { type: "response" };

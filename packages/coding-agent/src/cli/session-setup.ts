@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ThinkingLevel } from "@tiller/agent";
 import type { Api, ImageContent, Model } from "@tiller/ai";
-import { type AgentSession, createAgentSession } from "../agent-session/index.js";
+import { type AgentSession, createAgentSession, type TillerSessionEvent } from "../agent-session/index.js";
 import {
   EXEC_TOOL_NAMES,
   ExecApprovals,
@@ -185,7 +185,8 @@ export async function setupSession(args: CliArgs, options: SetupOptions): Promis
 /** Persists exec `allow-always` decisions; without anyone to ask, denies every other approval request at once. */
 function wireApprovals(session: AgentSession, approvals: ExecApprovals, canAsk: boolean, options: SetupOptions): void {
   const notify = options.notify ?? ((m, level = "info") => process.stderr.write(`[${level}] ${m}\n`));
-  session.subscribe((event) => {
+  // Every event: the approval events are Tiller's, a plain listener does not get them.
+  const onEvent = (event: TillerSessionEvent): void => {
     if (event.type === "tool_approval_end") {
       try {
         const added = approvals.onAgentEvent(event);
@@ -203,7 +204,8 @@ function wireApprovals(session: AgentSession, approvals: ExecApprovals, canAsk: 
         // The request does not offer "deny": it waits for its timeout or an abort.
       }
     }
-  });
+  };
+  session.subscribe(onEvent, { tillerEvents: true });
 }
 
 /** `--model provider/id`, `--model id [--provider p]`, or `--provider p` alone (its first model). */

@@ -29,9 +29,12 @@ export async function runPrintMode(runtimeHost: AgentSessionRuntime, options: Pr
   const write = (v: unknown) => process.stdout.write(toJsonLine(v));
   const unsubscribe =
     options.mode === "json"
-      ? session.subscribe((event) => {
-          write(eventForWire(event));
-        })
+      ? session.subscribe(
+          (event) => {
+            write(eventForWire(event));
+          },
+          { tillerEvents: true },
+        )
       : undefined;
   if (options.mode === "json") {
     write({

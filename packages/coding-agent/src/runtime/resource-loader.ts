@@ -45,6 +45,16 @@ export interface ResourceExtensionPaths {
 /** What Tiller's loaders return: the result with its runner. */
 export type LoadedExtensions = LoadExtensionsResult & { runner: ExtensionRunner };
 
+/** pi's result of loading the extensions `runner` dispatches to (with the runner). */
+export function loadedExtensionsOf(runner: ExtensionRunner): LoadedExtensions {
+  return {
+    extensions: [...runner.extensions],
+    errors: runner.loadErrors.map((e) => ({ path: e.extensionPath, error: e.error })),
+    runtime: runner.runtime,
+    runner,
+  };
+}
+
 export interface ResourceLoader {
   getExtensions(): LoadExtensionsResult;
   getSkills(): Diagnosed<"skills", Skill>;
@@ -123,12 +133,7 @@ export class DefaultResourceLoader implements ResourceLoader {
       factories: (o.extensionFactories ?? []).map((factory, i) => ({ name: `<factory ${i + 1}>`, factory })),
       ...(o.eventBus ? { eventBus: o.eventBus } : {}),
     });
-    const extensions: LoadExtensionsResult = {
-      extensions: [...runner.extensions],
-      errors: runner.loadErrors.map((e) => ({ path: e.extensionPath, error: e.error })),
-      runtime: runner.runtime,
-      runner,
-    };
+    const extensions: LoadExtensionsResult = loadedExtensionsOf(runner);
     const chosen = o.extensionsOverride ? o.extensionsOverride(extensions) : extensions;
     // An override may build its result as pi's (without a runner): it gets one here, as the session would.
     extensionRunnerOf(chosen);

@@ -1,14 +1,22 @@
 /**
  * pi's `RpcClient`: runs the CLI in RPC mode as a child process and drives it with typed calls. Each call sends
  * one JSON line with an id and resolves with the matching response's data; every other line is an event for
- * `onEvent` listeners. Calls fail with the server's error (Tiller also rejects them when the process exits).
+ * `onEvent` listeners: the events pi's would see, and Tiller's additions (approvals, `model_changed`) for the
+ * listeners that ask for them (`{ tillerEvents: true }`, as `AgentSession.subscribe`). Calls fail with the
+ * server's error (Tiller also rejects them when the process exits).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AgentEvent, AgentMessage, ThinkingLevel } from "@tiller/agent";
+import type { AgentMessage, ApprovalDecision, PendingApproval, ThinkingLevel } from "@tiller/agent";
 import type { ImageContent, Model } from "@tiller/ai";
-import type { SessionStats } from "../agent-session/events.js";
+import {
+  type CoreAgentEvent,
+  isTillerOnlyEvent,
+  type SessionStats,
+  type TillerEventsOption,
+  type TillerSessionEvent,
+} from "../agent-session/events.js";
 import { createJsonlReader, toJsonLine } from "../cli/jsonl.js";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { SourceInfo } from "../extensions/source-info.js";
@@ -62,7 +70,13 @@ export type RpcCommand = { type: string; id?: string } & Record<string, unknown>
 export type RpcResponse =
   | { type: "response"; id?: string; command: string; success: true; data?: unknown }
   | { type: "response"; id?: string; command: string; success: false; error: string };
-export type RpcEventListener = (event: AgentEvent) => void;
+/**
+ * A listener of pi's events (pi types them as agent-core's `AgentEvent`; the server's session events, such as
+ * `queue_update`, arrive too, as in pi). Tiller's approval events and `model_changed` never reach it.
+ */
+export type RpcEventListener = (event: CoreAgentEvent) => void;
+/** A listener of every event line, Tiller's additions included (`onEvent(listener, { tillerEvents: true })`). */
+export type RpcTillerEventListener = (event: TillerSessionEvent) => void;
 /** What defines a slash command: an extension's command, a prompt template, or a skill. */
 export type SlashCommandSource = "extension" | "prompt" | "skill";
 /** A slash command as `get_commands` lists it (pi's `SlashCommandInfo`). */
@@ -81,7 +95,7 @@ export class RpcClient {
   private stderr = "";
   private nextId = 0;
   private readonly pending = new Map<string, { resolve: (r: RpcResponse) => void; reject: (e: Error) => void }>();
-  private listeners: RpcEventListener[] = [];
+  private listeners: Array<{ fn: RpcTillerEventListener; tillerEvents: boolean }> = [];
   private exitError: Error | undefined;
 
   constructor(private readonly options: RpcClientOptions = {}) {}
@@ -132,11 +146,15 @@ export class RpcClient {
     this.pending.clear();
   }
 
-  onEvent(listener: RpcEventListener): () => void {
-    this.listeners.push(listener);
-    return () => {
-      this.listeners = this.listeners.filter((l) => l !== listener);
-    };
+  /**
+   * `onEvent(listener)`: the event lines pi's client would hand on. `onEvent(listener, { tillerEvents: true })`:
+   * every event line, approval requests (answer them with `resolve_approval`) and `model_changed` too.
+   */
+  onEvent(listener: RpcEventListener): () => void;
+  onEvent(listener: RpcTillerEventListener, options: TillerEventsOption): () => void;
+  onEvent(listener: RpcEventListener | RpcTillerEventListener, options?: Partial<TillerEventsOption>): () => void {
+    // A pi listener is kept as taking every line: onLine hands it pi's events only.
+    return this.listen(listener as RpcTillerEventListener, options?.tillerEvents === true);
   }
 
   getStderr(): string {
@@ -238,38 +256,63 @@ export class RpcClient {
     return (await this.call<{ commands: RpcSlashCommand[] }>({ type: "get_commands" })).commands;
   }
 
+  /**
+   * Tiller: decides a waiting approval (a `tool_approval_request` line's `approval.id`, seen by a listener with
+   * `{ tillerEvents: true }`). Rejects when none with that id waits (decided, timed out or aborted).
+   */
+  async resolveApproval(approvalId: string, decision: ApprovalDecision, reason?: string): Promise<void> {
+    await this.call({ type: "resolve_approval", approvalId, decision, ...(reason !== undefined ? { reason } : {}) });
+  }
+  /** Tiller: the approvals waiting for a decision. */
+  async getPendingApprovals(): Promise<PendingApproval[]> {
+    return (await this.call<{ approvals: PendingApproval[] }>({ type: "get_pending_approvals" })).approvals;
+  }
+
   /** Resolves at the next `agent_end` event. */
   waitForIdle(timeout = 60_000): Promise<void> {
     return this.collectEvents(timeout).then(() => undefined);
   }
 
-  /** Every event up to and including the next `agent_end`. */
-  collectEvents(timeout = 60_000): Promise<AgentEvent[]> {
+  /**
+   * Every event up to and including the next `agent_end`: pi's events, or with `{ tillerEvents: true }` every
+   * event line (approvals included).
+   */
+  collectEvents(timeout?: number): Promise<CoreAgentEvent[]>;
+  collectEvents(timeout: number | undefined, options: TillerEventsOption): Promise<TillerSessionEvent[]>;
+  collectEvents(timeout = 60_000, options?: TillerEventsOption): Promise<TillerSessionEvent[]> {
     return new Promise((resolve, reject) => {
-      const events: AgentEvent[] = [];
+      const events: TillerSessionEvent[] = [];
       const timer = setTimeout(() => {
         off();
         reject(new Error(`Timeout after ${timeout} ms waiting for agent_end. Stderr: ${this.stderr}`));
       }, timeout);
-      const off = this.onEvent((event) => {
+      const off = this.listen((event) => {
         events.push(event);
         if (event.type === "agent_end") {
           clearTimeout(timer);
           off();
           resolve(events);
         }
-      });
+      }, options?.tillerEvents === true);
     });
   }
 
   /** Sends `message` and resolves with the events of the run it started. */
-  async promptAndWait(message: string, images?: ImageContent[], timeout = 60_000): Promise<AgentEvent[]> {
+  async promptAndWait(message: string, images?: ImageContent[], timeout = 60_000): Promise<CoreAgentEvent[]> {
     const events = this.collectEvents(timeout);
     await this.prompt(message, images);
     return events;
   }
 
   // ---- internals ----
+
+  private listen(fn: RpcTillerEventListener, tillerEvents: boolean): () => void {
+    const entry = { fn, tillerEvents };
+    this.listeners.push(entry);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== entry);
+    };
+  }
 
   private onLine(line: string): void {
     let data: { type?: unknown; id?: unknown };
@@ -286,7 +329,9 @@ export class RpcClient {
         return;
       }
     }
-    for (const l of [...this.listeners]) l(data as AgentEvent);
+    const event = data as TillerSessionEvent;
+    const tillerOnly = typeof data?.type === "string" && isTillerOnlyEvent(event);
+    for (const l of [...this.listeners]) if (l.tillerEvents || !tillerOnly) l.fn(event);
   }
 
   private async call<T = undefined>(command: RpcCommand): Promise<T> {

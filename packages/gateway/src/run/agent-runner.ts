@@ -274,7 +274,9 @@ export class AgentRunner {
     if (!resolved) return { compacted: false, reason: "no model configured" };
     await this.prepare(ctx, "maintenance");
     const engine = await this.factory(ctx);
-    const unsubscribe = engine.subscribe((event) => this.dispatch(ctx, bridge, undefined, engine, event));
+    const unsubscribe = engine.subscribe((event) => this.dispatch(ctx, bridge, undefined, engine, event), {
+      tillerEvents: true,
+    });
     try {
       if (!engine.compact) return { compacted: false, reason: "the session engine has no compaction" };
       let r: { tokensBefore: number };

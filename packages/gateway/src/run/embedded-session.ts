@@ -1,14 +1,16 @@
 /**
  * The session a run drives: the coding agent's `AgentSession` itself (tools/tool-engine.ts opens it), or
  * another engine with the same members (the benchmarks' minimal one) plugged in through `SessionFactory`. Its
- * events are the AgentSession's own (`AgentSessionEvent`: agent events, compaction, queue updates, approvals):
- * the runner hands them to reply shaping, the extensions and the event bridge as they are, with no translation
- * in between.
+ * events are the AgentSession's own, all of them (`AgentSessionEvent` here: agent events, compaction, queue
+ * updates, and Tiller's approvals and `model_changed`, which a run asks for with `{ tillerEvents: true }`): the
+ * runner hands them to reply shaping, the extensions and the event bridge as they are, with no translation in
+ * between.
  */
-import type { AgentSession } from "@tiller/coding-agent";
+import type { AgentSession, TillerEventsOption, TillerSessionEvent } from "@tiller/coding-agent";
 import type { RunContext } from "./run-types.js";
 
-export type { AgentSessionEvent } from "@tiller/coding-agent";
+/** Every event a run's session emits: pi's session events plus Tiller's (the approvals the hub relays). */
+export type AgentSessionEvent = TillerSessionEvent;
 
 /**
  * The members of AgentSession a run uses. Contract: `prompt` runs the agent loop (retries, compaction) and
@@ -19,18 +21,11 @@ export type { AgentSessionEvent } from "@tiller/coding-agent";
  */
 export type EmbeddedSession = Pick<
   AgentSession,
-  | "sessionId"
-  | "sessionFile"
-  | "messages"
-  | "isStreaming"
-  | "subscribe"
-  | "prompt"
-  | "steer"
-  | "clearQueue"
-  | "abort"
-  | "dispose"
-> &
-  Partial<Pick<AgentSession, "compact" | "resolveApproval" | "resumeToolCalls">>;
+  "sessionId" | "sessionFile" | "messages" | "isStreaming" | "prompt" | "steer" | "clearQueue" | "abort" | "dispose"
+> & {
+  /** Every event, Tiller's approvals included (`AgentSession.subscribe`'s second form); returns the unsubscribe. */
+  subscribe(listener: (event: AgentSessionEvent) => void, options: TillerEventsOption): () => void;
+} & Partial<Pick<AgentSession, "compact" | "resolveApproval" | "resumeToolCalls">>;
 
 /** Opens the session for a run. The write lock is taken here and held until `dispose()`. */
 export type SessionFactory = (ctx: RunContext) => Promise<EmbeddedSession>;

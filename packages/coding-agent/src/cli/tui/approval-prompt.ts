@@ -5,7 +5,8 @@
  * decided elsewhere (timeout, abort) leaves the queue by itself.
  */
 import type { Component } from "@mariozechner/pi-tui";
-import { type AgentEvent, APPROVAL_DECISIONS, type ApprovalDecision, type PendingApproval } from "@tiller/agent";
+import { APPROVAL_DECISIONS, type ApprovalDecision, type PendingApproval } from "@tiller/agent";
+import type { TillerSessionEvent } from "../../agent-session/events.js";
 import { c } from "./theme.js";
 
 const KEYS: Record<string, ApprovalDecision> = { y: "allow-once", n: "deny", a: "allow-always" };
@@ -65,13 +66,13 @@ export class ApprovalPrompts {
     private onChange: () => void,
   ) {}
 
-  /** Feed every session event; returns nothing, changes the queue on approval events. */
-  handle(event: AgentEvent | { type: string }): void {
+  /** Feed every session event (`subscribe(…, { tillerEvents: true })`); changes the queue on approval events. */
+  handle(event: TillerSessionEvent): void {
     if (event.type === "tool_approval_request") {
-      this.queue.push((event as Extract<AgentEvent, { type: "tool_approval_request" }>).approval);
+      this.queue.push(event.approval);
       this.refresh();
     } else if (event.type === "tool_approval_end") {
-      const id = (event as Extract<AgentEvent, { type: "tool_approval_end" }>).approval.id;
+      const id = event.approval.id;
       const before = this.queue.length;
       this.queue = this.queue.filter((a) => a.id !== id);
       if (this.queue.length !== before) this.refresh();

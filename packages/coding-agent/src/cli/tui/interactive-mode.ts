@@ -203,10 +203,14 @@ export class InteractiveApp implements CommandHost {
   private attach(): void {
     this.editor.setAutocompleteProvider(new CombinedAutocompleteProvider(this.slashCommands(), process.cwd(), null));
     this.unsubscribe?.();
-    this.unsubscribe = this.setup.session.subscribe((event) => {
-      this.approvals.handle(event);
-      return this.handler.handle(event);
-    });
+    // Every event: the approval prompts take Tiller's approval events (the chat ignores what it does not draw).
+    this.unsubscribe = this.setup.session.subscribe(
+      (event) => {
+        this.approvals.handle(event);
+        return this.handler.handle(event);
+      },
+      { tillerEvents: true },
+    );
     const { extensions } = this.setup;
     this.handler.messageRenderer = (customType) => extensions.getMessageRenderer(customType);
     this.shortcuts = extensions.getShortcuts(this.keys.getEffectiveConfig());

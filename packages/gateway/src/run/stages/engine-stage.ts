@@ -18,10 +18,13 @@ export async function runEngine(
   session: EmbeddedSession,
   onEvent: (event: AgentSessionEvent) => void,
 ): Promise<void> {
-  const unsubscribe = session.subscribe((event) => {
-    if (event.type === "message_end") ctx.newMessages.push(event.message);
-    onEvent(event);
-  });
+  const unsubscribe = session.subscribe(
+    (event) => {
+      if (event.type === "message_end") ctx.newMessages.push(event.message);
+      onEvent(event);
+    },
+    { tillerEvents: true },
+  );
   const signal = turn.controller.signal;
   const onAbort = (): void => void session.abort();
   signal.addEventListener("abort", onAbort, { once: true });
