@@ -254,6 +254,39 @@ describe("a client that stops reading", () => {
     240_000,
   );
 
+  it("a client that reads is never cut off for a frame larger than the bound, nor for the frames after it", async () => {
+    // A reply larger than the kernel's buffers and twice the bound: its chat final and the `agent` answer are each
+    // one frame of it, the second queued while the socket still writes the first.
+    const deltas = Math.ceil((2 * HELD_AT_MOST) / DELTA_SIZE);
+    const reply = Array.from({ length: deltas }, (_, i) => bigDelta(i, DELTA_SIZE))
+      .join("")
+      .trim();
+    const { client, events } = await connectClient(gw.url, { caps: ["tiller.delta-only"] });
+    let closed = 0;
+    client.ws.once("close", (code) => {
+      closed = code;
+    });
+    const runId = randomUUID();
+    const final: any = await client.request(
+      "agent",
+      { message: `[big:${deltas}:${DELTA_SIZE}]`, idempotencyKey: runId, sessionKey: `big-${runId}` },
+      { expectFinal: true, timeoutMs: 120_000 },
+    );
+    expect(final.status).toBe("ok");
+    expect(final.result.payloads[0].text.trim()).toBe(reply);
+    // Its deltas may be dropped when it falls behind the mock's megabytes (it is then behind by more than the
+    // bound); the end, the final with the whole text and the answers after them never are.
+    const ev = events
+      .filter((e) => e.event === "agent" && (e.payload as any).runId === runId)
+      .map((e) => e.payload as any);
+    expect(ev.at(-1)).toMatchObject({ stream: "lifecycle", data: { phase: "end" } });
+    const chatFinal = events.find((e) => e.event === "chat" && (e.payload as any).state === "final")?.payload as any;
+    expect(chatFinal.message.content[0].text.trim()).toBe(reply);
+    expect(await client.request("health", {})).toMatchObject({ ok: true });
+    expect(closed).toBe(0);
+    await client.close();
+  }, 240_000);
+
   it("but keeps sending requests is cut off 1013 (responses are never dropped), and others are served", async () => {
     const slow = await rawClient(VIEWS[2] as (typeof VIEWS)[number]);
     slow.pause();
