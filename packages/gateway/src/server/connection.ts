@@ -138,8 +138,8 @@ export class Connection {
    * The client's backlog as the bound counts it: what the gateway has queued for it, less the largest frame over
    * `maxBufferedBytes` still being written. The socket counts a frame as queued until all of it is written, and a
    * frame can be larger than the limit (a long reply's final, a history page): a client that reads must not be
-   * cut off, or lose deltas, for the frame after it. A client that stopped reading gains nothing from it: the
-   * big frame stays in flight, and whatever comes next counts in full.
+   * cut off, or lose deltas, for the frame after it. A client that stopped reading gains one frame from it at
+   * most: the big one stays in flight, and what comes after it counts in full.
    */
   private backlog(): number {
     return this.ws.bufferedAmount - this.bigFrameBytes;
@@ -154,6 +154,8 @@ export class Connection {
     const backlog = this.backlog();
     if (backlog <= this.maxBufferedBytes) return true;
     if (backlog > 2 * this.maxBufferedBytes) {
+      // The close frame queues behind the backlog; a client that never reads it has its socket destroyed by ws
+      // after its close timeout (30 s), which frees what was queued.
       this.close(1013, "slow consumer: send buffer over limit");
       return false;
     }
