@@ -3,6 +3,7 @@
  * TILLER_HOME, and a loopback mock OpenAI-compatible provider configured through that home's models.json.
  * The mock reads directives from the last user message:
  *   [slow:N:MS]  N text deltas, MS apart        [hang]  two deltas, then no more until the client leaves
+ *   [big:N:SIZE] N text deltas of SIZE characters each, as fast as the socket takes them (megabytes of reply)
  *   [tool:read:PATH]  a read tool call (then, after the tool result, "done: <result>")
  *   [fail]       HTTP 400                       otherwise: "echo: <message>" in three deltas
  */
@@ -31,6 +32,12 @@ function lastUserText(body: unknown): string {
   return "";
 }
 
+/** The `i`th delta of a `[big:N:SIZE]` reply: its number, padded to `size` characters. */
+export function bigDelta(i: number, size: number): string {
+  const head = `b${i} `;
+  return head + "x".repeat(Math.max(0, size - head.length - 1)) + "\n";
+}
+
 /** The reply the mock gives to `text` (exported so tests can predict it). */
 export function mockReply(text: string): MockReply {
   const usage = { input: 10, output: 5 };
@@ -54,6 +61,13 @@ export function mockReply(text: string): MockReply {
     return {
       events: openaiChatEvents({ text: Array.from({ length: n }, (_, i) => `d${i} `), usage }),
       delayMs: Number(slow[2]),
+    };
+  }
+  const big = /\[big:(\d+):(\d+)\]/.exec(text);
+  if (big) {
+    const size = Number(big[2]);
+    return {
+      events: openaiChatEvents({ text: Array.from({ length: Number(big[1]) }, (_, i) => bigDelta(i, size)), usage }),
     };
   }
   if (text.includes("[hang]"))

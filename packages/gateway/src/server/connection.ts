@@ -1,8 +1,13 @@
 /**
  * One client connection: handshake state, the per-connection event seq, subscriptions, and a bounded send
- * path. A slow client never stalls a run: when its socket buffer is over `maxBufferedBytes`, droppable
- * events (stream deltas) are skipped for it (seq still advances, so the client sees the gap); responses and
- * lifecycle/final events are always queued; past 2× the limit the connection is closed as too slow.
+ * path. A client that stops reading never stalls a run or another client, and what the gateway holds for it
+ * stays bounded. Every frame goes out through one write path (`admit`), which measures the client's backlog:
+ * the bytes the gateway has queued for it and the socket has not taken (`ws.bufferedAmount`). What the kernel's
+ * socket buffers hold is not in it; the OS bounds those per socket (a few MB on loopback, `tcp_wmem`), so a
+ * client can stop reading for megabytes before its backlog grows at all. Over `maxBufferedBytes`, droppable
+ * frames (stream deltas, ticks) are skipped (an event's seq still advances, so the client sees the gap);
+ * responses, lifecycle, tool and final events still go out; past 2× the limit the connection is closed 1013
+ * whatever the frame. So the gateway holds at most 2× the limit and two frames per connection (see `backlog`).
  */
 import { randomUUID } from "node:crypto";
 import type { WebSocket } from "ws";
@@ -41,6 +46,9 @@ export class Connection {
   private seq = 0;
   droppedEvents = 0;
   private corked = false;
+  /** Frames over `maxBufferedBytes` queued and not yet written, and the largest of them (see `backlog`). */
+  private bigFramesInFlight = 0;
+  private bigFrameBytes = 0;
   closed = false;
 
   constructor(
@@ -91,29 +99,26 @@ export class Connection {
     const payload = ev.jsonFor(this.view, this.droppedEvents > 0);
     if (payload === undefined) return;
     const seq = ++this.seq;
-    const buffered = this.ws.bufferedAmount;
-    if (buffered > this.maxBufferedBytes) {
-      if (buffered > 2 * this.maxBufferedBytes) {
-        this.close(1013, "slow consumer: send buffer over limit");
-        return;
-      }
-      if (ev.droppable) {
-        this.droppedEvents++;
-        return;
-      }
+    if (!this.admit(ev.droppable)) {
+      if (!this.closed) this.droppedEvents++;
+      return;
     }
-    this.sendRaw(`{"type":"event","event":"${ev.event}","payload":${payload},"seq":${seq}}`);
+    this.write(`{"type":"event","event":"${ev.event}","payload":${payload},"seq":${seq}}`);
   }
 
   /** A broadcast event (approvals) in this connection's numbered stream; `json` is the payload, serialized once. */
   sendBroadcast(event: string, json: string): void {
-    if (this.closed) return;
-    this.sendRaw(`{"type":"event","event":"${event}","payload":${json},"seq":${++this.seq}}`);
+    if (!this.admit(false)) return;
+    this.write(`{"type":"event","event":"${event}","payload":${json},"seq":${++this.seq}}`);
   }
 
-  /** An event frame outside the numbered stream (connect.challenge, tick). */
-  sendUnsequenced(event: string, payload: unknown): void {
-    this.sendRaw(JSON.stringify({ type: "event", event, payload }));
+  /**
+   * An event frame outside the numbered stream (connect.challenge, tick, shutdown). `droppable`: a frame a
+   * backlogged client does without (a tick: its queued frames keep the connection alive anyway).
+   */
+  sendUnsequenced(event: string, payload: unknown, droppable = false): void {
+    if (!this.admit(droppable)) return;
+    this.write(JSON.stringify({ type: "event", event, payload }));
   }
 
   respond(frame: ResponseFrame): void {
@@ -124,10 +129,52 @@ export class Connection {
     this.respond({ type: "res", id, ok: false, error });
   }
 
+  /** A frame that is never dropped (a response): queued, or the connection is closed if the client is too slow. */
   sendRaw(text: string): void {
-    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.admit(false)) this.write(text);
+  }
+
+  /**
+   * The client's backlog as the bound counts it: what the gateway has queued for it, less the largest frame over
+   * `maxBufferedBytes` still being written. The socket counts a frame as queued until all of it is written, and a
+   * frame can be larger than the limit (a long reply's final, a history page): a client that reads must not be
+   * cut off, or lose deltas, for the frame after it. A client that stopped reading gains one frame from it at
+   * most: the big one stays in flight, and what comes after it counts in full.
+   */
+  private backlog(): number {
+    return this.ws.bufferedAmount - this.bigFrameBytes;
+  }
+
+  /**
+   * Whether a frame may go out now: the one place the bound is kept (see the module doc). Over the limit a
+   * droppable frame is refused; past twice the limit the connection is closed as too slow and nothing goes out.
+   */
+  private admit(droppable: boolean): boolean {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return false;
+    const backlog = this.backlog();
+    if (backlog <= this.maxBufferedBytes) return true;
+    if (backlog > 2 * this.maxBufferedBytes) {
+      // The close frame queues behind the backlog; a client that never reads it has its socket destroyed by ws
+      // after its close timeout (30 s), which frees what was queued.
+      this.close(1013, "slow consumer: send buffer over limit");
+      return false;
+    }
+    return !droppable;
+  }
+
+  /** Queues an admitted frame; one over the limit is remembered until written (see `backlog`). */
+  private write(text: string): void {
     this.cork();
-    this.ws.send(text);
+    // Counted in UTF-16 units, never more than its UTF-8 bytes: the allowance errs toward the bound.
+    if (text.length <= this.maxBufferedBytes) {
+      this.ws.send(text);
+      return;
+    }
+    this.bigFramesInFlight++;
+    if (text.length > this.bigFrameBytes) this.bigFrameBytes = text.length;
+    this.ws.send(text, () => {
+      if (--this.bigFramesInFlight === 0) this.bigFrameBytes = 0;
+    });
   }
 
   /**

@@ -354,6 +354,6 @@ export class GatewayServer {
 
   private sendTicks(): void {
     const payload = { ts: Date.now() };
-    for (const c of this.conns) if (c.hello) c.sendUnsequenced("tick", payload);
+    for (const c of this.conns) if (c.hello) c.sendUnsequenced("tick", payload, true);
   }
 }
