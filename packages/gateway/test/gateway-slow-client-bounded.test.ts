@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
 import type { TextView } from "../src/protocol/schema/events.js";
+import { MAX_BURST_CHARS } from "../src/run/event-bridge.js";
 import {
   bigDelta,
   connectClient,
@@ -280,6 +281,11 @@ describe("a client that stops reading", () => {
       .filter((e) => e.event === "agent" && (e.payload as any).runId === runId)
       .map((e) => e.payload as any);
     expect(ev.at(-1)).toMatchObject({ stream: "lifecycle", data: { phase: "end" } });
+    // However much of the stream one event-loop turn takes in (megabytes under load), a burst stays small: a frame
+    // over the bound would make a client that reads look like one that stopped (regression: cut off 1013 under load).
+    const bursts = ev.filter((p) => p.stream === "assistant").map((p) => p.data.delta.length);
+    expect(bursts.length).toBeGreaterThan(0);
+    expect(Math.max(...bursts)).toBeLessThan(MAX_BURST_CHARS + DELTA_SIZE);
     const chatFinal = events.find((e) => e.event === "chat" && (e.payload as any).state === "final")?.payload as any;
     expect(chatFinal.message.content[0].text.trim()).toBe(reply);
     expect(await client.request("health", {})).toMatchObject({ ok: true });

@@ -5,7 +5,8 @@
  * `agent` or `chat` payload. Cumulative text is one growing string (appends are amortized O(1)).
  *
  * The assistant stream is emitted twice (see `Audience` in event-bus.ts). Delta-only clients get every burst — the
- * text deltas of one event-loop turn (one provider read) as one event — with the delta alone. Reference-protocol
+ * text deltas of one event-loop turn (one provider read) as one event, at most MAX_BURST_CHARS long — with the
+ * delta alone. Reference-protocol
  * clients get the text coalesced: the first piece at once, then an event when the unsent text is at least as long
  * as what they already have, never more often than every COARSE_TEXT_MS. So the cumulative text (the chat deltas'
  * `message`, and `text` for protocol-3 clients) adds up to at most about twice the reply, however long or slow the
@@ -26,6 +27,12 @@ import type { RunOutcome } from "./run-types.js";
 export const CHAT_DELTA_THROTTLE_MS = 150;
 /** Reference-protocol clients get at most one assistant event (and chat delta) per this many ms. */
 export const COARSE_TEXT_MS = CHAT_DELTA_THROTTLE_MS;
+/**
+ * A burst is sent once it holds this much text, even within one event-loop turn: under load a turn can take in
+ * megabytes of a fast stream, and a frame must stay far below a connection's send-buffer bound
+ * (`gateway.maxBufferedBytes`), or a client that reads is taken for one that stopped.
+ */
+export const MAX_BURST_CHARS = 64 * 1024;
 
 /** Which run the events belong to. */
 export interface RunAddress {
@@ -52,6 +59,8 @@ export class EventBridge {
   private sawTextInMessage = false;
   /** Text deltas of the current event-loop turn not sent yet (one `assistant` event at the turn's end). */
   private pending: string[] = [];
+  /** Characters in `pending`. */
+  private pendingLength = 0;
   private flushScheduled = false;
 
   constructor(
@@ -233,9 +242,10 @@ export class EventBridge {
     this.parts.append(delta);
     this.textLength += delta.length;
     this.pending.push(delta);
+    this.pendingLength += delta.length;
     // The run's first text goes out now: a provider read can carry hundreds of deltas, processed in one chain of
     // microtasks, and the time to the first token is what a user waits for.
-    if (first) {
+    if (first || this.pendingLength >= MAX_BURST_CHARS) {
       this.flushText();
       return;
     }
@@ -251,6 +261,7 @@ export class EventBridge {
     if (this.pending.length === 0) return;
     const delta = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join("");
     this.pending = [];
+    this.pendingLength = 0;
     this.bus.emitAgent(this.run.runId, this.run.sessionKey, "assistant", { delta }, true, "lite");
     this.scheduleCoarse();
   }

@@ -46,9 +46,8 @@ export class Connection {
   private seq = 0;
   droppedEvents = 0;
   private corked = false;
-  /** Frames over `maxBufferedBytes` queued and not yet written, and the largest of them (see `backlog`). */
-  private bigFramesInFlight = 0;
-  private bigFrameBytes = 0;
+  /** Sizes of the frames over `maxBufferedBytes` queued and not yet written, oldest first (see `backlog`). */
+  private readonly bigFramesInFlight: number[] = [];
   closed = false;
 
   constructor(
@@ -135,14 +134,16 @@ export class Connection {
   }
 
   /**
-   * The client's backlog as the bound counts it: what the gateway has queued for it, less the largest frame over
-   * `maxBufferedBytes` still being written. The socket counts a frame as queued until all of it is written, and a
-   * frame can be larger than the limit (a long reply's final, a history page): a client that reads must not be
-   * cut off, or lose deltas, for the frame after it. A client that stopped reading gains one frame from it at
-   * most: the big one stays in flight, and what comes after it counts in full.
+   * The client's backlog as the bound counts it: what the gateway has queued for it, less the two oldest frames
+   * over `maxBufferedBytes` still being written. The socket counts a frame as queued until all of it is written,
+   * and a frame can be larger than the limit (a long reply's chat final and, right after it, the `agent` answer
+   * with the same text; a history page): a client that reads must not be cut off, or lose deltas, for the frames
+   * after them. A client that stopped reading gains two frames from it at most: the big ones stay in flight, and
+   * what comes after them (a third big frame included) counts in full.
    */
   private backlog(): number {
-    return this.ws.bufferedAmount - this.bigFrameBytes;
+    const inFlight = this.bigFramesInFlight;
+    return this.ws.bufferedAmount - (inFlight[0] ?? 0) - (inFlight[1] ?? 0);
   }
 
   /**
@@ -170,10 +171,10 @@ export class Connection {
       this.ws.send(text);
       return;
     }
-    this.bigFramesInFlight++;
-    if (text.length > this.bigFrameBytes) this.bigFrameBytes = text.length;
+    // The socket writes frames in order, so the callbacks come oldest first.
+    this.bigFramesInFlight.push(text.length);
     this.ws.send(text, () => {
-      if (--this.bigFramesInFlight === 0) this.bigFrameBytes = 0;
+      this.bigFramesInFlight.shift();
     });
   }
 
