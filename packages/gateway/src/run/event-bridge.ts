@@ -16,9 +16,8 @@
  * cumulative copies are built only while a listener reads them (`EventBus.readsText`).
  */
 import type { AgentEvent } from "@tiller/agent";
-import type { AssistantMessage } from "@tiller/ai";
+import { type AssistantMessage, PieceText } from "@tiller/ai";
 import type { AgentStream, LifecycleData } from "../protocol/schema/events.js";
-import { PieceText } from "../reply/piece-text.js";
 import type { AgentSessionEvent } from "./embedded-session.js";
 import type { EventBus } from "./event-bus.js";
 import type { RunOutcome } from "./run-types.js";
@@ -176,7 +175,7 @@ export class EventBridge {
     const { runId, sessionKey } = this.run;
     const message = {
       role: "assistant" as const,
-      content: [{ type: "text" as const, text: this.text }],
+      content: [{ type: "text" as const, text: this.finalText(outcome) }],
       timestamp: endedAt,
     };
     if (outcome.status === "ok") {
@@ -200,6 +199,18 @@ export class EventBridge {
       });
     }
     this.bus.endRun(runId);
+  }
+
+  /**
+   * The whole text for the final. Usually a reply payload holds the same text, already one string (the shaper's,
+   * itself the finished message's, see ReplyShaper): compared piece by piece, it is used instead of joining a
+   * second copy of the reply.
+   */
+  private finalText(outcome: RunOutcome): string {
+    for (const p of outcome.result.payloads) {
+      if (typeof p.text === "string" && p.text.length === this.textLength && this.parts.equals(p.text)) return p.text;
+    }
+    return this.text;
   }
 
   /**
