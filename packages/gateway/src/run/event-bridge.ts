@@ -49,8 +49,11 @@ export class EventBridge {
   /** Length of the text when the last chat delta went out: the next one carries only what came after. */
   private chatSentLength = 0;
   private sawTextInMessage = false;
-  /** Text deltas of the current event-loop turn not sent yet (one `assistant` event at the turn's end). */
-  private pending: string[] = [];
+  /**
+   * Text deltas of the current event-loop turn not sent yet (one `assistant` event at the turn's end). Kept for
+   * the run, emptied at each send: an array made per burst and grown by `push` is promoted in every session.
+   */
+  private readonly pending = new PieceText();
   private flushScheduled = false;
 
   constructor(
@@ -243,7 +246,7 @@ export class EventBridge {
     const first = this.textLength === 0;
     this.parts.append(delta);
     this.textLength += delta.length;
-    this.pending.push(delta);
+    this.pending.append(delta);
     // The run's first text goes out now: a provider read can carry hundreds of deltas, processed in one chain of
     // microtasks, and the time to the first token is what a user waits for.
     if (first) {
@@ -260,8 +263,7 @@ export class EventBridge {
   private flushText(): void {
     this.flushScheduled = false;
     if (this.pending.length === 0) return;
-    const delta = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join("");
-    this.pending = [];
+    const delta = this.pending.take();
     this.bus.emitAgent(this.run.runId, this.run.sessionKey, "assistant", { delta }, true, "lite");
     this.scheduleCoarse();
   }
