@@ -2,7 +2,9 @@
  * A load-test model for `bench/gateway-load.bench.ts`: api "tiller-bench", registered by the bench gateway
  * (bench/gateway-bench-server.ts). For a prompt "[deltas:N]" it streams N text deltas,
  * each carrying its emission time ("t<epoch ms with µs>|"), yielding to the event loop every 16 deltas the
- * way a socket read would, so the benchmark can measure delivery latency from model to client.
+ * way a socket read would, so the benchmark can measure delivery latency from model to client. It builds the
+ * message as `@tiller/ai`'s wire providers do (their MessageBuilder): the text block's field accumulates through
+ * `StreamedField` and is sealed at the block's end, so the bench pays what a real provider's stream costs.
  */
 import { performance } from "node:perf_hooks";
 import {
@@ -14,6 +16,8 @@ import {
   type Model,
   registerApiProvider,
   type SimpleStreamOptions,
+  StreamedField,
+  type TextContent,
 } from "@tiller/ai";
 
 export const BENCH_API = "tiller-bench";
@@ -42,23 +46,24 @@ function streamBench(model: Model, context: Context, options?: SimpleStreamOptio
     stopReason: "stop",
     timestamp: Date.now(),
   };
-  const text = partial.content[0] as { type: "text"; text: string };
+  const text = new StreamedField(partial.content[0] as TextContent, "text");
   void (async () => {
     stream.push({ type: "start", partial });
     stream.push({ type: "text_start", contentIndex: 0, partial });
     for (let i = 0; i < n; i++) {
       if (options?.signal?.aborted) {
+        text.seal();
         partial.stopReason = "aborted";
         stream.push({ type: "error", reason: "aborted", error: partial });
         return;
       }
       // join() makes one flat string, as a provider's JSON.parse does; `t${x}|` would be a two-node rope.
       const delta = ["t", nowMs().toFixed(3), "|"].join("");
-      text.text += delta;
+      text.append(delta);
       stream.push({ type: "text_delta", contentIndex: 0, delta, partial });
       if ((i + 1) % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
     }
-    stream.push({ type: "text_end", contentIndex: 0, content: text.text, partial });
+    stream.push({ type: "text_end", contentIndex: 0, content: text.seal(), partial });
     partial.usage.output = n;
     partial.usage.totalTokens = n;
     stream.push({ type: "done", reason: "stop", message: partial });

@@ -21,12 +21,15 @@ export interface EventStream<T, R = T> extends AsyncIterable<T> {
 }
 
 /**
- * Pushing and consuming are O(1) per event: the queue is a growing array with a read index, compacted in
- * bulk, never `shift()`ed (shift is O(n) and collapses throughput under unpaced producers).
+ * Pushing and consuming are O(1) per event: the queue is a ring of slots that doubles when full and is otherwise
+ * reused for the stream's life, never `shift()`ed (O(n)) and never rebuilt per burst (a fresh array grown by
+ * `push` at every burst of deltas, in every session streaming at once, fills the old generation).
  */
 class PushStream<T, R = T> implements EventStream<T, R> {
-  private queue: T[] = [];
+  private ring: (T | undefined)[] = new Array<T | undefined>(16);
+  /** Index of the oldest queued event in `ring`, and how many are queued. */
   private head = 0;
+  private count = 0;
   private waiting: ((r: IteratorResult<T>) => void) | undefined;
   private finished = false;
   private readonly finalResult: Promise<R>;
@@ -52,7 +55,7 @@ class PushStream<T, R = T> implements EventStream<T, R> {
       this.waiting = undefined;
       waiter({ value: event, done: false });
     } else {
-      this.queue.push(event);
+      this.enqueue(event);
     }
   }
 
@@ -62,24 +65,36 @@ class PushStream<T, R = T> implements EventStream<T, R> {
       if (result !== undefined) this.resolveFinal(result);
     }
     const waiter = this.waiting;
-    if (waiter && this.head >= this.queue.length) {
+    if (waiter && this.count === 0) {
       this.waiting = undefined;
       waiter({ value: undefined, done: true });
     }
   }
 
-  private next(): Promise<IteratorResult<T>> {
-    if (this.head < this.queue.length) {
-      const value = this.queue[this.head] as T;
-      // Consumed: release it now, not at the next compaction (up to 1,024 events, each with its partial message,
-      // per stream, for every session streaming at once).
-      this.queue[this.head++] = undefined as T;
-      if (this.head > 1024 && this.head * 2 > this.queue.length) {
-        this.queue = this.queue.slice(this.head);
-        this.head = 0;
-      }
-      return Promise.resolve({ value, done: false });
+  private enqueue(event: T): void {
+    const size = this.ring.length;
+    if (this.count === size) {
+      // Full: double, oldest first.
+      const grown = new Array<T | undefined>(size * 2);
+      for (let i = 0; i < size; i++) grown[i] = this.ring[(this.head + i) % size];
+      this.ring = grown;
+      this.head = 0;
     }
+    this.ring[(this.head + this.count) % this.ring.length] = event;
+    this.count++;
+  }
+
+  /** The oldest queued event, released from the queue (a reader that keeps up keeps no backlog alive). */
+  private dequeue(): T {
+    const value = this.ring[this.head] as T;
+    this.ring[this.head] = undefined;
+    this.head = (this.head + 1) % this.ring.length;
+    this.count--;
+    return value;
+  }
+
+  private next(): Promise<IteratorResult<T>> {
+    if (this.count > 0) return Promise.resolve({ value: this.dequeue(), done: false });
     if (this.finished) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve) => {
       this.waiting = resolve;
@@ -88,10 +103,9 @@ class PushStream<T, R = T> implements EventStream<T, R> {
 
   // Lets a consumer take a burst of buffered deltas with one await instead of one each.
   drainQueued(): T[] {
-    if (this.head >= this.queue.length) return [];
-    const out = this.head === 0 ? this.queue : this.queue.slice(this.head);
-    this.queue = [];
-    this.head = 0;
+    if (this.count === 0) return [];
+    const out = new Array<T>(this.count);
+    for (let i = 0; i < out.length; i++) out[i] = this.dequeue();
     return out;
   }
 

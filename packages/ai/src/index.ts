@@ -8,6 +8,7 @@ export * from "./event-stream.js";
 export * from "./json-repair.js";
 export * from "./models.js";
 export * from "./overflow.js";
+export * from "./piece-text.js";
 export * from "./provider-functions.js";
 export type {
   BedrockCredentials,
@@ -33,6 +34,7 @@ export { SseDecoder, type SseMessage } from "./providers/sse-decoder.js";
 export * from "./register-builtins.js";
 export * from "./session-resources.js";
 export * from "./stream.js";
+export * from "./streamed-field.js";
 export * from "./streaming-json.js";
 export * from "./transform-messages.js";
 export * from "./typebox-helpers.js";

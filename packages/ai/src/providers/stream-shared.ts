@@ -7,6 +7,7 @@ import { getEnvApiKey, getEnvApiKeyNames } from "../env-api-keys.js";
 import { createEmptyUsage } from "../error-stream.js";
 import { type AssistantMessageEventStream, createAssistantMessageEventStream } from "../event-stream.js";
 import { calculateCost } from "../models.js";
+import { StreamedField } from "../streamed-field.js";
 import { StreamingToolArguments } from "../streaming-json.js";
 import type {
   Api,
@@ -31,6 +32,8 @@ export class MessageBuilder {
   readonly output: AssistantMessage;
   private readonly open = new Map<number, BlockKind>();
   private readonly toolArgs = new Map<number, StreamingToolArguments>();
+  /** The open text and thinking blocks' streamed strings (pieces joined when read, see StreamedField). */
+  private readonly fields = new Map<number, StreamedField<"text"> | StreamedField<"thinking">>();
   private currentIndex = -1;
   private started = false;
   private finished = false;
@@ -62,7 +65,9 @@ export class MessageBuilder {
   openText(): number {
     this.start();
     const index = this.output.content.length;
-    this.output.content.push({ type: "text", text: "" });
+    const block: TextContent = { type: "text", text: "" };
+    this.output.content.push(block);
+    this.fields.set(index, new StreamedField(block, "text"));
     this.open.set(index, "text");
     this.currentIndex = index;
     this.stream.push({ type: "text_start", contentIndex: index, partial: this.output });
@@ -76,6 +81,7 @@ export class MessageBuilder {
     if (signature !== undefined) block.thinkingSignature = signature;
     if (redacted) block.redacted = true;
     this.output.content.push(block);
+    this.fields.set(index, new StreamedField(block, "thinking"));
     this.open.set(index, "thinking");
     this.currentIndex = index;
     this.stream.push({ type: "thinking_start", contentIndex: index, partial: this.output });
@@ -100,15 +106,17 @@ export class MessageBuilder {
 
   textDelta(index: number, delta: string): void {
     if (!delta) return;
-    const block = this.output.content[index] as TextContent;
-    block.text += delta;
+    const field = this.fields.get(index);
+    if (field) field.append(delta);
+    else (this.output.content[index] as TextContent).text += delta;
     this.stream.push({ type: "text_delta", contentIndex: index, delta, partial: this.output });
   }
 
   thinkingDelta(index: number, delta: string): void {
     if (!delta) return;
-    const block = this.output.content[index] as ThinkingContent;
-    block.thinking += delta;
+    const field = this.fields.get(index);
+    if (field) field.append(delta);
+    else (this.output.content[index] as ThinkingContent).thinking += delta;
     this.stream.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.output });
   }
 
@@ -143,6 +151,7 @@ export class MessageBuilder {
     if (kind === undefined) return;
     this.open.delete(index);
     if (this.currentIndex === index) this.currentIndex = -1;
+    this.sealField(index);
     const block = this.output.content[index];
     if (kind === "text") {
       this.stream.push({
@@ -167,6 +176,12 @@ export class MessageBuilder {
         partial: this.output,
       });
     }
+  }
+
+  /** The block's streamed string becomes a plain property again (its end, or the stream's). */
+  private sealField(index: number): void {
+    this.fields.get(index)?.seal();
+    this.fields.delete(index);
   }
 
   closeAll(): void {
@@ -208,6 +223,8 @@ export class MessageBuilder {
   fail(error: unknown, signal?: AbortSignal, status?: number): void {
     if (this.finished) return;
     this.finished = true;
+    // Blocks left open keep what arrived, as plain properties (the message is kept and may be replayed).
+    for (const index of [...this.fields.keys()]) this.sealField(index);
     const aborted = signal?.aborted === true;
     const info = describeError(error);
     const out = this.output;

@@ -6,9 +6,8 @@
  * sent, and text already sent as blocks; when nothing renders and a tool failed, a short tool-error reply is sent.
  */
 import type { AgentEvent, AgentMessage } from "@tiller/agent";
-import type { AssistantMessage } from "@tiller/ai";
+import { type AssistantMessage, PieceText } from "@tiller/ai";
 import { BlockChunker, type BreakPreference } from "./block-chunker.js";
-import { PieceText } from "./piece-text.js";
 import { ReplyDirectiveParser } from "./reply-directives.js";
 import { ThinkTagStripper } from "./think-tag-stripper.js";
 
@@ -111,6 +110,18 @@ interface MessageState {
 /** A message's visible text so far (joined once; later pieces are appended to the joined text). */
 function messageText(m: MessageState): string {
   return m.text.toString();
+}
+
+/**
+ * A finished message's visible text. When it is the model's text unchanged (no think tags, directives or held
+ * text removed: the common case), the message's own string is used, compared piece by piece, instead of joining
+ * a copy of the reply.
+ */
+function finishedText(m: MessageState, message: AssistantMessage | undefined): string {
+  const blocks = message?.content.filter((b) => b.type === "text") ?? [];
+  const own = blocks.length === 1 ? (blocks[0] as { text: string }).text : undefined;
+  if (typeof own === "string" && own.length === m.text.length && m.text.equals(own)) return own;
+  return messageText(m);
 }
 
 /** What `onAssistantDelta` gets: the cleaned delta, and the message's visible text so far when read. */
@@ -380,7 +391,7 @@ export class ReplyShaper {
       this.emitVisible(held);
     }
     this.msg = undefined;
-    const text = silent ? "" : messageText(m).trim();
+    const text = silent ? "" : finishedText(m, message).trim();
     if (m.chunker && !silent) {
       for (const block of m.chunker.flush()) this.sendBlock(m, block);
       // Media parsed after the last block still goes out, on its own.

@@ -17,9 +17,8 @@
  * cumulative copies are built only while a listener reads them (`EventBus.readsText`).
  */
 import type { AgentEvent } from "@tiller/agent";
-import type { AssistantMessage } from "@tiller/ai";
+import { type AssistantMessage, PieceText } from "@tiller/ai";
 import type { AgentStream, LifecycleData } from "../protocol/schema/events.js";
-import { PieceText } from "../reply/piece-text.js";
 import type { AgentSessionEvent } from "./embedded-session.js";
 import type { EventBus } from "./event-bus.js";
 import type { RunOutcome } from "./run-types.js";
@@ -57,10 +56,11 @@ export class EventBridge {
   /** Length of the text when the last chat delta went out: the next one carries only what came after. */
   private chatSentLength = 0;
   private sawTextInMessage = false;
-  /** Text deltas of the current event-loop turn not sent yet (one `assistant` event at the turn's end). */
-  private pending: string[] = [];
-  /** Characters in `pending`. */
-  private pendingLength = 0;
+  /**
+   * Text deltas of the current event-loop turn not sent yet (one `assistant` event at the turn's end). Kept for
+   * the run, emptied at each send: an array made per burst and grown by `push` is promoted in every session.
+   */
+  private readonly pending = new PieceText();
   private flushScheduled = false;
 
   constructor(
@@ -185,7 +185,7 @@ export class EventBridge {
     const { runId, sessionKey } = this.run;
     const message = {
       role: "assistant" as const,
-      content: [{ type: "text" as const, text: this.text }],
+      content: [{ type: "text" as const, text: this.finalText(outcome) }],
       timestamp: endedAt,
     };
     if (outcome.status === "ok") {
@@ -209,6 +209,18 @@ export class EventBridge {
       });
     }
     this.bus.endRun(runId);
+  }
+
+  /**
+   * The whole text for the final. Usually a reply payload holds the same text, already one string (the shaper's,
+   * itself the finished message's, see ReplyShaper): compared piece by piece, it is used instead of joining a
+   * second copy of the reply.
+   */
+  private finalText(outcome: RunOutcome): string {
+    for (const p of outcome.result.payloads) {
+      if (typeof p.text === "string" && p.text.length === this.textLength && this.parts.equals(p.text)) return p.text;
+    }
+    return this.text;
   }
 
   /**
@@ -241,11 +253,10 @@ export class EventBridge {
     const first = this.textLength === 0;
     this.parts.append(delta);
     this.textLength += delta.length;
-    this.pending.push(delta);
-    this.pendingLength += delta.length;
+    this.pending.append(delta);
     // The run's first text goes out now: a provider read can carry hundreds of deltas, processed in one chain of
     // microtasks, and the time to the first token is what a user waits for.
-    if (first || this.pendingLength >= MAX_BURST_CHARS) {
+    if (first || this.pending.length >= MAX_BURST_CHARS) {
       this.flushText();
       return;
     }
@@ -259,9 +270,7 @@ export class EventBridge {
   private flushText(): void {
     this.flushScheduled = false;
     if (this.pending.length === 0) return;
-    const delta = this.pending.length === 1 ? (this.pending[0] as string) : this.pending.join("");
-    this.pending = [];
-    this.pendingLength = 0;
+    const delta = this.pending.take();
     this.bus.emitAgent(this.run.runId, this.run.sessionKey, "assistant", { delta }, true, "lite");
     this.scheduleCoarse();
   }
