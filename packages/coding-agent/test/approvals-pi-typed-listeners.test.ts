@@ -7,7 +7,6 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import type * as Pi from "@mariozechner/pi-coding-agent";
 import type { AgentTool } from "@tiller/agent";
 import { fauxAssistantMessage, fauxToolCall, registerFauxProvider, Type } from "@tiller/ai";
@@ -22,7 +21,7 @@ import {
 } from "../src/index.js";
 import { type CliFixture, makeFixture } from "./cli-helpers/fixture.js";
 import { lastUserText, type MockServer, startMockOpenAI } from "./cli-helpers/mock-openai.js";
-import { CLI_SOURCE, REPO_ROOT } from "./cli-helpers/spawn-cli.js";
+import { CLI_SOURCE, SOURCE_NODE_ARGS } from "./cli-helpers/spawn-cli.js";
 
 /** The types a run of one approved tool call shows to pi's listener, in order. */
 const PI_RUN = [
@@ -145,10 +144,9 @@ describe("RpcClient: pi-typed listeners and approvals over `tiller --mode rpc`",
   });
 
   it("onEvent/collectEvents hand a pi listener pi's events only; with tillerEvents the approval lines too", async () => {
-    const tsx = pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
     const client = new RpcClient({
       cliPath: CLI_SOURCE,
-      nodeArgs: ["--conditions=tiller-source", "--import", tsx],
+      nodeArgs: SOURCE_NODE_ARGS,
       cwd: fx.project,
       env: fx.env as Record<string, string>,
       args: ["--no-session"],

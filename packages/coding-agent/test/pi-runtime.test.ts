@@ -5,7 +5,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Type } from "@tiller/ai";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -29,7 +28,7 @@ import {
 } from "../src/index.js";
 import { type CliFixture, makeFixture } from "./cli-helpers/fixture.js";
 import { lastUserText, type MockServer, startMockOpenAI } from "./cli-helpers/mock-openai.js";
-import { CLI_SOURCE, REPO_ROOT } from "./cli-helpers/spawn-cli.js";
+import { CLI_SOURCE, REPO_ROOT, SOURCE_NODE_ARGS } from "./cli-helpers/spawn-cli.js";
 
 let server: MockServer;
 let fx: CliFixture;
@@ -268,10 +267,9 @@ describe("createAgentSession with pi's options", () => {
 
 describe("RpcClient", () => {
   it("drives the real CLI in RPC mode", async () => {
-    const tsx = pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
     const client = new RpcClient({
       cliPath: CLI_SOURCE,
-      nodeArgs: ["--conditions=tiller-source", "--import", tsx],
+      nodeArgs: SOURCE_NODE_ARGS,
       cwd: fx.project,
       env: fx.env as Record<string, string>,
       args: ["--no-session"],
@@ -318,10 +316,9 @@ describe("runRpcMode", () => {
   it("serves a runtime built with the SDK over RPC", async () => {
     mkdirSync(join(fx.home, "prompts"), { recursive: true });
     writeFileSync(join(fx.home, "prompts", "review.md"), "---\ndescription: Review the diff\n---\nReview $1\n");
-    const tsx = pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
     const client = new RpcClient({
       cliPath: join(REPO_ROOT, "packages", "coding-agent", "test", "rpc-runtime-child.ts"),
-      nodeArgs: ["--conditions=tiller-source", "--import", tsx],
+      nodeArgs: SOURCE_NODE_ARGS,
       cwd: fx.project,
       env: fx.env as Record<string, string>,
     });

@@ -7,8 +7,10 @@ export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..
 export const CLI_SOURCE = join(REPO_ROOT, "packages", "coding-agent", "src", "cli.ts");
 /** tsx's loader by absolute URL: the CLI often runs in a temp folder where a bare "tsx" would not resolve. */
 const TSX_LOADER = pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
+/** Node's arguments that run a TypeScript entry from source (e.g. an RpcClient's `nodeArgs`). */
+export const SOURCE_NODE_ARGS = ["--conditions=tiller-source", "--import", TSX_LOADER];
 /** Command line (argv[0..]) that runs the CLI from source. */
-export const CLI_COMMAND = [process.execPath, "--conditions=tiller-source", "--import", TSX_LOADER, CLI_SOURCE];
+export const CLI_COMMAND = [process.execPath, ...SOURCE_NODE_ARGS, CLI_SOURCE];
 
 export interface CliRun {
   code: number | null;
