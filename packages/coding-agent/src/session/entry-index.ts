@@ -9,7 +9,8 @@
  */
 import { pathToRoot } from "./context.js";
 import { IdHashSet } from "./id-hash-set.js";
-import type { SessionEntry } from "./types.js";
+import { contextOfPath, notePathLatest, type PathLatest } from "./path-context.js";
+import type { SessionContext, SessionEntry } from "./types.js";
 
 export class EntryIndex {
   readonly labels = new Map<string, string>();
@@ -29,11 +30,14 @@ export class EntryIndex {
   /** An id hashed like an earlier one: it may repeat, which only the map can tell. */
   private maybeRepeated = false;
   private lastId: string | null = null;
+  /** The latest positions that decide a context, over the entry list in order (the whole chain's path). */
+  private readonly latest: PathLatest = { thinkingAt: -1, modelAt: -1, compactionAt: -1 };
 
   /** Indexes `e`, the entry after the ones added before. A bound function, usable as a callback. */
   readonly add = (e: SessionEntry): void => {
     if (this.chained && e.parentId !== this.lastId) this.chained = false;
     this.lastId = e.id;
+    notePathLatest(this.latest, e, this.count);
     this.count++;
     this.map?.set(e.id, e);
     if (e.type === "label") {
@@ -99,6 +103,7 @@ export class EntryIndex {
     this.chained = true;
     this.maybeRepeated = false;
     this.lastId = null;
+    this.latest.thinkingAt = this.latest.modelAt = this.latest.compactionAt = -1;
   }
 
   /** Rebuilds the index from `entries` (after they were changed in place, e.g. migrated) and attaches it. */
@@ -121,6 +126,16 @@ export class EntryIndex {
   /** Entries from the root to `leafId`, oldest first (a fresh array). */
   pathTo(leafId: string | null): SessionEntry[] {
     return this.isWholeChain(leafId) ? this.entries.slice() : pathToRoot(this.byId, leafId);
+  }
+
+  /**
+   * The context of the path to `leafId`. For the whole chain, the latest positions noted while the entries were
+   * added spare `contextOfPath` its scan from the leaf back (on most sessions, back to the root).
+   */
+  contextTo(leafId: string | null): SessionContext {
+    return this.isWholeChain(leafId)
+      ? contextOfPath(this.entries, this.latest)
+      : contextOfPath(pathToRoot(this.byId, leafId));
   }
 
   /** `pathTo` for reading only: the entry list itself when it is the whole path (no copy). */
