@@ -1,11 +1,12 @@
 /**
  * The lookup structures of one session's entries (by id, current labels) plus whether the entries form one
  * unbranched chain. `add` is O(1) and cheap enough to run while each entry is read (see `readSessionFile`'s
- * `onEntry`), when the entry is still in the CPU cache: it compares the parent with the previous id, hashes the id
- * into an `IdHashSet` and notes labels. The `Map` by id is built only when something asks for an entry by id
- * (from the entry list, in one pass over entries that have left V8's young generation by then), and kept current
- * from then on. Opening a chain and building its context needs no map: the path to the last entry is the entry
- * list itself, and a fresh id only needs the hash set to be sure it is unused.
+ * `onEntry`), when the entry is still in the CPU cache: it compares the parent with the previous id, notes labels
+ * and the latest entries that decide a context (thinking level, model, compaction). Ids go into an `IdHashSet` in
+ * one batch when something first asks about them. The `Map` by id is built only when something asks for an entry
+ * by id (from the entry list, in one pass over entries that have left V8's young generation by then), and kept
+ * current from then on. Opening a chain and building its context needs no map: the path to the last entry is the
+ * entry list itself, its context needs no scan, and a fresh id only needs the hash set to be sure it is unused.
  */
 import { pathToRoot } from "./context.js";
 import { IdHashSet } from "./id-hash-set.js";
