@@ -47,4 +47,19 @@ describe("IdHashSet", () => {
     for (let i = 0; i < 100_000; i++) if (hex.add((0x10000000 + i * 37831).toString(16))) collisions++;
     expect(collisions).toBe(0);
   });
+
+  it("keeps every id when room for a batch is reserved first, before and after more adds", () => {
+    const set = new IdHashSet();
+    for (let i = 0; i < 100; i++) set.add(`early-${i}`);
+    set.reserve(50_000);
+    for (let i = 0; i < 50_000; i++) expect(set.add(`batch-${i}`)).toBe(false);
+    set.reserve(10);
+    for (let i = 0; i < 1_000; i++) set.add(`late-${i}`);
+    let forgotten = 0;
+    for (let i = 0; i < 100; i++) if (!set.mightHave(`early-${i}`)) forgotten++;
+    for (let i = 0; i < 50_000; i++) if (!set.mightHave(`batch-${i}`)) forgotten++;
+    for (let i = 0; i < 1_000; i++) if (!set.mightHave(`late-${i}`)) forgotten++;
+    expect(forgotten).toBe(0);
+    expect(set.add("batch-49999")).toBe(true);
+  });
 });

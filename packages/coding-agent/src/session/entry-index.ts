@@ -2,8 +2,8 @@
  * The lookup structures of one session's entries (by id, current labels) plus whether the entries form one
  * unbranched chain. `add` is O(1) and cheap enough to run while each entry is read (see `readSessionFile`'s
  * `onEntry`), when the entry is still in the CPU cache: it compares the parent with the previous id, notes labels
- * and the latest entries that decide a context (thinking level, model, compaction), and hashes the id into an
- * `IdHashSet`. The `Map` by id is built only when something asks for an entry
+ * and the latest entries that decide a context (thinking level, model, compaction). Ids go into an `IdHashSet` in
+ * one batch when something first asks about them. The `Map` by id is built only when something asks for an entry
  * by id (from the entry list, in one pass over entries that have left V8's young generation by then), and kept
  * current from then on. Opening a chain and building its context needs no map: the path to the last entry is the
  * entry list itself, its context needs no scan, and a fresh id only needs the hash set to be sure it is unused.
@@ -18,8 +18,10 @@ export class EntryIndex {
   /** Timestamp of the label entry that set each current label (pi's `labelTimestamp`). */
   readonly labelTimestamps = new Map<string, string>();
   private readonly ids = new IdHashSet();
+  /** How many of `entries` have their id in `ids`: hashing waits until something asks about ids. */
+  private hashed = 0;
   /** Ids that may be taken (false positives only): what `newEntryId` needs, without building the map. */
-  readonly takenIds: { has(id: string): boolean } = { has: (id) => this.ids.mightHave(id) };
+  readonly takenIds: { has(id: string): boolean } = { has: (id) => this.hashIds().mightHave(id) };
   /** The list the entries were added from, in order (the manager appends to it as it adds). */
   private entries: readonly SessionEntry[] = [];
   private map: Map<string, SessionEntry> | undefined;
@@ -37,11 +39,6 @@ export class EntryIndex {
     if (this.chained && e.parentId !== this.lastId) this.chained = false;
     this.lastId = e.id;
     notePathLatest(this.latest, e, this.count);
-    // Hashed here, while the entry is in the CPU cache: a pass over the ids after a large file is read costs a
-    // cache miss per entry (2 ms for the 6,608 entries of a 10 MB session, against well under 1 ms here).
-    // A file older than v3 (read before it is migrated) or a corrupt one may hold entries without a string id.
-    const id: unknown = e.id;
-    if (this.ids.add(typeof id === "string" ? id : String(id))) this.maybeRepeated = true;
     this.count++;
     this.map?.set(e.id, e);
     if (e.type === "label") {
@@ -65,6 +62,27 @@ export class EntryIndex {
     this.entries = entries;
   }
 
+  /**
+   * The hash set of every id added so far. Ids are hashed here, in one loop over the entries not hashed yet, not
+   * in `add`: while a file is read, `add` runs once per parsed line in a cold process, and a tight loop over the
+   * finished list costs less than the same hashing spread over the parse.
+   */
+  private hashIds(): IdHashSet {
+    // The owner pushes an entry onto the list right after adding it: hash what the list holds.
+    const end = Math.min(this.count, this.entries.length);
+    if (this.hashed < end) {
+      const entries = this.entries;
+      this.ids.reserve(end - this.hashed);
+      for (let i = this.hashed; i < end; i++) {
+        // A file older than v3 (read before it is migrated) or a corrupt one may hold entries without a string id.
+        const id: unknown = (entries[i] as SessionEntry).id;
+        if (this.ids.add(typeof id === "string" ? id : String(id))) this.maybeRepeated = true;
+      }
+      this.hashed = end;
+    }
+    return this.ids;
+  }
+
   /** Entries by id (a repeated id: the later entry). Built on first use. */
   get byId(): ReadonlyMap<string, SessionEntry> {
     if (this.map === undefined) {
@@ -79,6 +97,7 @@ export class EntryIndex {
     this.labels.clear();
     this.labelTimestamps.clear();
     this.ids.clear();
+    this.hashed = 0;
     this.entries = [];
     this.map = undefined;
     this.count = 0;
@@ -101,6 +120,7 @@ export class EntryIndex {
    */
   isWholeChain(leafId: string | null): boolean {
     if (!this.chained || leafId === null || leafId !== this.lastId) return false;
+    this.hashIds();
     return !this.maybeRepeated || this.byId.size === this.count;
   }
 

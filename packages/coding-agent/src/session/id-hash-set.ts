@@ -56,6 +56,13 @@ export class IdHashSet {
     }
   }
 
+  /** Makes room for `more` further ids without growing the table on the way (one allocation for a batch). */
+  reserve(more: number): void {
+    let size = this.table.length;
+    while ((this.count + more) * 2 > size - 1) size *= 2;
+    if (size > this.table.length) this.rehash(size);
+  }
+
   clear(): void {
     this.table = new Int32Array(256);
     this.mask = 255;
@@ -63,8 +70,12 @@ export class IdHashSet {
   }
 
   private grow(): void {
+    this.rehash(this.table.length * 2);
+  }
+
+  private rehash(size: number): void {
     const old = this.table;
-    this.table = new Int32Array(old.length * 2);
+    this.table = new Int32Array(size);
     this.mask = this.table.length - 1;
     for (let i = 0; i < old.length; i++) {
       const v = old[i] as number;
