@@ -90,14 +90,15 @@ describe("session context along a chain and along branches", () => {
   });
 
   it("two different ids of one hash do not make a chain look branched", () => {
-    // 781f49de and 401021bf have the same 32-bit hash in the index's id set: only the check by id may decide.
+    // abcdef01 and ABCDEF01 have the same 32-bit hash in the index's id set (the value of their hex digits): only
+    // the check by id may decide.
     const header = { type: "session", version: 3, id: "s-2", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" };
     const lines = [
-      { type: "message", id: "781f49de", parentId: null, timestamp: "t", message: { role: "user", content: "one" } },
+      { type: "message", id: "abcdef01", parentId: null, timestamp: "t", message: { role: "user", content: "one" } },
       {
         type: "message",
-        id: "401021bf",
-        parentId: "781f49de",
+        id: "ABCDEF01",
+        parentId: "abcdef01",
         timestamp: "t",
         message: { role: "user", content: "two" },
       },
@@ -107,8 +108,8 @@ describe("session context along a chain and along branches", () => {
     const sm = SessionManager.open(file);
     expect(texts(sm)).toEqual(["one", "two"]);
     expectSameAsTreeWalk(sm);
-    expect(sm.getEntry("781f49de")?.id).toBe("781f49de");
-    expect(sm.getEntry("401021bf")?.id).toBe("401021bf");
+    expect(sm.getEntry("abcdef01")?.id).toBe("abcdef01");
+    expect(sm.getEntry("ABCDEF01")?.id).toBe("ABCDEF01");
     // Appends draw ids the set says are free; the chain goes on.
     for (let i = 0; i < 50; i++) sm.appendMessage({ role: "user", content: `m${i}`, timestamp: i });
     expect(new Set(sm.getEntries().map((e) => e.id)).size).toBe(52);

@@ -52,14 +52,17 @@ function rng(seed: number): () => number {
   };
 }
 
-/** A pi-written session tree of `steps` random appends, now and then branching back to an earlier entry. */
-function piTree(seed: number, steps: number): { file: string; ids: string[] } {
+/**
+ * A pi-written session tree of `steps` random appends, now and then branching back to an earlier entry (with
+ * `branching: false`, one unbranched chain).
+ */
+function piTree(seed: number, steps: number, branching = true): { file: string; ids: string[] } {
   const rand = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
   const pi = PiSessionManager.create("/work/proj", dir);
   const ids: string[] = [];
   for (let i = 0; i < steps; i++) {
-    if (ids.length > 3 && rand() < 0.12) pi.branch(pick(ids));
+    if (branching && ids.length > 3 && rand() < 0.12) pi.branch(pick(ids));
     const kind = rand();
     const path = pi.getBranch();
     let id: string;
@@ -69,7 +72,8 @@ function piTree(seed: number, steps: number): { file: string; ids: string[] } {
     else if (kind < 0.7) id = pi.appendModelChange(pick(["google", "xai"]), `mc${i}`);
     else if (kind < 0.8 && path.length > 0) id = pi.appendCompaction(`summary ${i}`, pick(path).id, 1000 + i);
     else if (kind < 0.87) id = pi.appendCustomMessageEntry("note", `note ${i}`, true);
-    else if (kind < 0.93 && path.length > 0) id = pi.branchWithSummary(pick(path).id, `left branch ${i}`);
+    else if (kind < 0.93 && path.length > 0)
+      id = branching ? pi.branchWithSummary(pick(path).id, `left branch ${i}`) : pi.appendCustomEntry("state", { i });
     else id = pi.appendCustomEntry("state", { i });
     ids.push(id);
   }
@@ -99,6 +103,33 @@ describe("context at every leaf of a branched session: latest model, thinking le
       expect(compactedPaths).toBeLessThan(ids.length);
       sm.close();
     }
+  });
+
+  it("an unbranched pi-written chain, reopened and then appended to by Tiller: the context at its end is pi's", () => {
+    // A chain's context comes from the positions noted while its entries were read and appended, not a scan.
+    let compacted = 0;
+    for (let seed = 101; seed <= 112; seed++) {
+      const { file, ids } = piTree(seed, 150, false);
+      const sm = SessionManager.open(file);
+      expect(sm.getBranch().map((e) => e.id)).toEqual(ids);
+      const theirs = (): unknown => JSON.parse(JSON.stringify(PiSessionManager.open(file).buildSessionContext()));
+      expect({ seed, context: sm.buildSessionContext() }).toEqual({ seed, context: theirs() });
+      if (sm.getBranch().some((e) => e.type === "compaction")) compacted++;
+      const rand = rng(seed);
+      for (let i = 0; i < 12; i++) {
+        const kind = rand();
+        const path = sm.getBranch();
+        if (kind < 0.25) sm.appendThinkingLevelChange(["low", "high"][i % 2] as string);
+        else if (kind < 0.5) sm.appendModelChange("xai", `grok-${i}`);
+        else if (kind < 0.7) sm.appendMessage(assistant(`t${i}`, "anthropic", `claude-${i}`, 1000 + i));
+        else if (kind < 0.85)
+          sm.appendCompaction(`tiller summary ${i}`, (path[path.length - 3] as { id: string }).id, 9);
+        else sm.appendMessage(user(`tu${i}`, 1000 + i));
+        expect({ seed, i, context: sm.buildSessionContext() }).toEqual({ seed, i, context: theirs() });
+      }
+      sm.close();
+    }
+    expect(compacted).toBeGreaterThan(0);
   });
 
   it("a long chain whose model and thinking level were set early: the scan reaches back to the root", () => {

@@ -29,11 +29,37 @@ describe("IdHashSet", () => {
     let maybe = 0;
     for (let i = 0; i < 10_000; i++) if (set.mightHave(`other-${i}`)) maybe++;
     expect(maybe).toBeLessThan(10);
-    const pair = new IdHashSet();
-    expect(pair.add("781f49de")).toBe(false);
-    expect(pair.mightHave("401021bf")).toBe(true);
-    expect(pair.add("401021bf")).toBe(true);
-    pair.clear();
-    expect(pair.mightHave("781f49de")).toBe(false);
+    // Two ids of one hash: FNV-1a for ids that are not 8 characters, the hex value for 8-character ids.
+    for (const [a, b] of [
+      ["0004a0f5-", "000bec20-"],
+      ["abcdef01", "ABCDEF01"],
+    ] as const) {
+      const pair = new IdHashSet();
+      expect(pair.add(a)).toBe(false);
+      expect(pair.mightHave(b)).toBe(true);
+      expect(pair.add(b)).toBe(true);
+      pair.clear();
+      expect(pair.mightHave(a)).toBe(false);
+    }
+    // Distinct 8-hex-digit ids (what Tiller and pi write) from 10000000 up never collide.
+    const hex = new IdHashSet();
+    let collisions = 0;
+    for (let i = 0; i < 100_000; i++) if (hex.add((0x10000000 + i * 37831).toString(16))) collisions++;
+    expect(collisions).toBe(0);
+  });
+
+  it("keeps every id when room for a batch is reserved first, before and after more adds", () => {
+    const set = new IdHashSet();
+    for (let i = 0; i < 100; i++) set.add(`early-${i}`);
+    set.reserve(50_000);
+    for (let i = 0; i < 50_000; i++) expect(set.add(`batch-${i}`)).toBe(false);
+    set.reserve(10);
+    for (let i = 0; i < 1_000; i++) set.add(`late-${i}`);
+    let forgotten = 0;
+    for (let i = 0; i < 100; i++) if (!set.mightHave(`early-${i}`)) forgotten++;
+    for (let i = 0; i < 50_000; i++) if (!set.mightHave(`batch-${i}`)) forgotten++;
+    for (let i = 0; i < 1_000; i++) if (!set.mightHave(`late-${i}`)) forgotten++;
+    expect(forgotten).toBe(0);
+    expect(set.add("batch-49999")).toBe(true);
   });
 });

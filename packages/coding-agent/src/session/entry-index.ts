@@ -1,23 +1,27 @@
 /**
  * The lookup structures of one session's entries (by id, current labels) plus whether the entries form one
  * unbranched chain. `add` is O(1) and cheap enough to run while each entry is read (see `readSessionFile`'s
- * `onEntry`), when the entry is still in the CPU cache: it compares the parent with the previous id, hashes the id
- * into an `IdHashSet` and notes labels. The `Map` by id is built only when something asks for an entry by id
- * (from the entry list, in one pass over entries that have left V8's young generation by then), and kept current
- * from then on. Opening a chain and building its context needs no map: the path to the last entry is the entry
- * list itself, and a fresh id only needs the hash set to be sure it is unused.
+ * `onEntry`), when the entry is still in the CPU cache: it compares the parent with the previous id, notes labels
+ * and the latest entries that decide a context (thinking level, model, compaction). Ids go into an `IdHashSet` in
+ * one batch when something first asks about them. The `Map` by id is built only when something asks for an entry
+ * by id (from the entry list, in one pass over entries that have left V8's young generation by then), and kept
+ * current from then on. Opening a chain and building its context needs no map: the path to the last entry is the
+ * entry list itself, its context needs no scan, and a fresh id only needs the hash set to be sure it is unused.
  */
 import { pathToRoot } from "./context.js";
 import { IdHashSet } from "./id-hash-set.js";
-import type { SessionEntry } from "./types.js";
+import { contextOfPath, notePathLatest, type PathLatest } from "./path-context.js";
+import type { SessionContext, SessionEntry } from "./types.js";
 
 export class EntryIndex {
   readonly labels = new Map<string, string>();
   /** Timestamp of the label entry that set each current label (pi's `labelTimestamp`). */
   readonly labelTimestamps = new Map<string, string>();
   private readonly ids = new IdHashSet();
+  /** How many of `entries` have their id in `ids`: hashing waits until something asks about ids. */
+  private hashed = 0;
   /** Ids that may be taken (false positives only): what `newEntryId` needs, without building the map. */
-  readonly takenIds: { has(id: string): boolean } = { has: (id) => this.ids.mightHave(id) };
+  readonly takenIds: { has(id: string): boolean } = { has: (id) => this.hashIds().mightHave(id) };
   /** The list the entries were added from, in order (the manager appends to it as it adds). */
   private entries: readonly SessionEntry[] = [];
   private map: Map<string, SessionEntry> | undefined;
@@ -27,14 +31,14 @@ export class EntryIndex {
   /** An id hashed like an earlier one: it may repeat, which only the map can tell. */
   private maybeRepeated = false;
   private lastId: string | null = null;
+  /** The latest positions that decide a context, over the entry list in order (the whole chain's path). */
+  private readonly latest: PathLatest = { thinkingAt: -1, modelAt: -1, compactionAt: -1 };
 
   /** Indexes `e`, the entry after the ones added before. A bound function, usable as a callback. */
   readonly add = (e: SessionEntry): void => {
     if (this.chained && e.parentId !== this.lastId) this.chained = false;
     this.lastId = e.id;
-    // A file older than v3 (read before it is migrated) or a corrupt one may hold entries without a string id.
-    const id: unknown = e.id;
-    if (this.ids.add(typeof id === "string" ? id : String(id))) this.maybeRepeated = true;
+    notePathLatest(this.latest, e, this.count);
     this.count++;
     this.map?.set(e.id, e);
     if (e.type === "label") {
@@ -58,6 +62,27 @@ export class EntryIndex {
     this.entries = entries;
   }
 
+  /**
+   * The hash set of every id added so far. Ids are hashed here, in one loop over the entries not hashed yet, not
+   * in `add`: while a file is read, `add` runs once per parsed line in a cold process, and a tight loop over the
+   * finished list costs less than the same hashing spread over the parse.
+   */
+  private hashIds(): IdHashSet {
+    // The owner pushes an entry onto the list right after adding it: hash what the list holds.
+    const end = Math.min(this.count, this.entries.length);
+    if (this.hashed < end) {
+      const entries = this.entries;
+      this.ids.reserve(end - this.hashed);
+      for (let i = this.hashed; i < end; i++) {
+        // A file older than v3 (read before it is migrated) or a corrupt one may hold entries without a string id.
+        const id: unknown = (entries[i] as SessionEntry).id;
+        if (this.ids.add(typeof id === "string" ? id : String(id))) this.maybeRepeated = true;
+      }
+      this.hashed = end;
+    }
+    return this.ids;
+  }
+
   /** Entries by id (a repeated id: the later entry). Built on first use. */
   get byId(): ReadonlyMap<string, SessionEntry> {
     if (this.map === undefined) {
@@ -72,12 +97,14 @@ export class EntryIndex {
     this.labels.clear();
     this.labelTimestamps.clear();
     this.ids.clear();
+    this.hashed = 0;
     this.entries = [];
     this.map = undefined;
     this.count = 0;
     this.chained = true;
     this.maybeRepeated = false;
     this.lastId = null;
+    this.latest.thinkingAt = this.latest.modelAt = this.latest.compactionAt = -1;
   }
 
   /** Rebuilds the index from `entries` (after they were changed in place, e.g. migrated) and attaches it. */
@@ -93,12 +120,23 @@ export class EntryIndex {
    */
   isWholeChain(leafId: string | null): boolean {
     if (!this.chained || leafId === null || leafId !== this.lastId) return false;
+    this.hashIds();
     return !this.maybeRepeated || this.byId.size === this.count;
   }
 
   /** Entries from the root to `leafId`, oldest first (a fresh array). */
   pathTo(leafId: string | null): SessionEntry[] {
     return this.isWholeChain(leafId) ? this.entries.slice() : pathToRoot(this.byId, leafId);
+  }
+
+  /**
+   * The context of the path to `leafId`. For the whole chain, the latest positions noted while the entries were
+   * added spare `contextOfPath` its scan from the leaf back (on most sessions, back to the root).
+   */
+  contextTo(leafId: string | null): SessionContext {
+    return this.isWholeChain(leafId)
+      ? contextOfPath(this.entries, this.latest)
+      : contextOfPath(pathToRoot(this.byId, leafId));
   }
 
   /** `pathTo` for reading only: the entry list itself when it is the whole path (no copy). */

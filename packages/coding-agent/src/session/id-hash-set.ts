@@ -6,10 +6,20 @@
  * then pays for those slots; integers in a typed array cost the collector nothing.
  */
 
-/** FNV-1a over the UTF-16 code units of `id`; never 0 (0 marks an empty slot). */
+/**
+ * A 32-bit hash of `id`, never 0 (0 marks an empty slot). An entry id is 8 hex digits: their value is the hash, read
+ * by the native `parseInt` (exact for those ids, and several times cheaper than a hash loop in JavaScript, which a
+ * fresh process runs interpreted while it opens its first session). Any other id, and one whose first digit is 0,
+ * gets FNV-1a over its UTF-16 code units. Equal hashes of different ids (`ABCDEF01` and `abcdef01`) are a collision.
+ */
 function hashId(id: string): number {
-  let h = 0x811c9dc5 | 0;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  let h: number;
+  // At least 0x10000000: `parseInt` read all 8 characters as hex digits (it stops silently at the first non-digit).
+  if (id.length === 8 && (h = Number.parseInt(id, 16)) >= 0x10000000) h |= 0;
+  else {
+    h = 0x811c9dc5 | 0;
+    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  }
   return h === 0 ? 1 : h;
 }
 
@@ -46,6 +56,13 @@ export class IdHashSet {
     }
   }
 
+  /** Makes room for `more` further ids without growing the table on the way (one allocation for a batch). */
+  reserve(more: number): void {
+    let size = this.table.length;
+    while ((this.count + more) * 2 > size - 1) size *= 2;
+    if (size > this.table.length) this.rehash(size);
+  }
+
   clear(): void {
     this.table = new Int32Array(256);
     this.mask = 255;
@@ -53,8 +70,12 @@ export class IdHashSet {
   }
 
   private grow(): void {
+    this.rehash(this.table.length * 2);
+  }
+
+  private rehash(size: number): void {
     const old = this.table;
-    this.table = new Int32Array(old.length * 2);
+    this.table = new Int32Array(size);
     this.mask = this.table.length - 1;
     for (let i = 0; i < old.length; i++) {
       const v = old[i] as number;

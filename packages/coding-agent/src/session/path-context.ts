@@ -21,23 +21,69 @@ export function entryMessage(entry: SessionEntry): AgentMessage | undefined {
   }
 }
 
-/** The context of `path` (entries from the root, oldest first). */
-export function contextOfPath(path: readonly SessionEntry[]): SessionContext {
-  // The latest of each, found from the end: the scan stops once all three are found, and it does not read the
-  // message of every entry on a long path (an assistant message is usually among the last few).
-  let thinkingLevel: string | undefined;
-  let model: SessionContext["model"] | undefined;
-  let compactionAt: number | undefined;
+/**
+ * Where on a path the entries that decide its context sit: the index of the latest thinking-level change, of the
+ * latest model change or assistant message, and of the latest compaction (-1: none on the path).
+ */
+export interface PathLatest {
+  thinkingAt: number;
+  modelAt: number;
+  compactionAt: number;
+}
+
+/** Updates `latest` for `entry`, the entry at index `i` of a path whose earlier entries it has seen. */
+export function notePathLatest(latest: PathLatest, entry: SessionEntry, i: number): void {
+  switch (entry.type) {
+    case "thinking_level_change":
+      // A change without a level (a corrupt line) leaves the one before it in force.
+      if (entry.thinkingLevel != null) latest.thinkingAt = i;
+      break;
+    case "model_change":
+      latest.modelAt = i;
+      break;
+    case "message":
+      // Read while a file is parsed: a line without a message must not stop the open.
+      if ((entry.message as AgentMessage | undefined)?.role === "assistant") latest.modelAt = i;
+      break;
+    case "compaction":
+      latest.compactionAt = i;
+      break;
+  }
+}
+
+/** The latest positions on `path`, found from the end: the scan stops once all three are found. */
+function scanPathLatest(path: readonly SessionEntry[]): PathLatest {
+  const latest: PathLatest = { thinkingAt: -1, modelAt: -1, compactionAt: -1 };
   for (let i = path.length - 1; i >= 0; i--) {
     const e = path[i] as SessionEntry;
-    if (e.type === "thinking_level_change") thinkingLevel ??= e.thinkingLevel;
-    else if (e.type === "model_change") model ??= { provider: e.provider, modelId: e.modelId };
-    else if (e.type === "message") {
-      if (model === undefined && e.message.role === "assistant")
-        model = { provider: e.message.provider, modelId: e.message.model };
-    } else if (e.type === "compaction") compactionAt ??= i;
-    if (thinkingLevel !== undefined && model !== undefined && compactionAt !== undefined) break;
+    if (e.type === "thinking_level_change") {
+      if (latest.thinkingAt < 0 && e.thinkingLevel != null) latest.thinkingAt = i;
+    } else if (e.type === "model_change") {
+      if (latest.modelAt < 0) latest.modelAt = i;
+    } else if (e.type === "message") {
+      // Only until the model is found: the message of every entry on a long path is not read.
+      if (latest.modelAt < 0 && e.message.role === "assistant") latest.modelAt = i;
+    } else if (e.type === "compaction" && latest.compactionAt < 0) latest.compactionAt = i;
+    if (latest.thinkingAt >= 0 && latest.modelAt >= 0 && latest.compactionAt >= 0) break;
   }
+  return latest;
+}
+
+/**
+ * The context of `path` (entries from the root, oldest first). `known`, when given, holds the latest positions on
+ * exactly this path (kept while its entries were added, see `EntryIndex`): the path is then read once, front to back,
+ * instead of also from the back (on a session without a compaction or thinking-level change, back to the root).
+ */
+export function contextOfPath(path: readonly SessionEntry[], known?: PathLatest): SessionContext {
+  const latest = known ?? scanPathLatest(path);
+  const thinkingEntry = latest.thinkingAt >= 0 ? path[latest.thinkingAt] : undefined;
+  const thinkingLevel = thinkingEntry?.type === "thinking_level_change" ? thinkingEntry.thinkingLevel : undefined;
+  const modelEntry = latest.modelAt >= 0 ? path[latest.modelAt] : undefined;
+  let model: SessionContext["model"] | undefined;
+  if (modelEntry?.type === "model_change") model = { provider: modelEntry.provider, modelId: modelEntry.modelId };
+  else if (modelEntry?.type === "message" && modelEntry.message.role === "assistant")
+    model = { provider: modelEntry.message.provider, modelId: modelEntry.message.model };
+  const compactionAt = latest.compactionAt >= 0 ? latest.compactionAt : undefined;
 
   const messages: AgentMessage[] = [];
   let start = 0;

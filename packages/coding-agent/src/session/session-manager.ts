@@ -23,7 +23,6 @@ import { newEntryId } from "./ids.js";
 import { type ListOptions, listAllSessions, listSessions } from "./list.js";
 import { asLocation, fileNameFor, newSessionHeader, type SessionLocationOptions, sessionDirFor } from "./location.js";
 import { migrate } from "./migrate.js";
-import { contextOfPath } from "./path-context.js";
 import { forgetSessionFile, type ParsedSessionFile, readSessionFile, rememberSessionFile } from "./reader.js";
 import {
   CURRENT_SESSION_VERSION,
@@ -289,7 +288,7 @@ export class SessionManager {
   /** What the model sees at the current leaf. */
   buildSessionContext(): SessionContext {
     if (this.leafId === null) return { messages: [], thinkingLevel: "off", model: null };
-    return contextOfPath(this.index.pathView(this.leafId));
+    return this.index.contextTo(this.leafId);
   }
   /** The tree of entries (roots first; orphans become roots). */
   getTree(): SessionTreeNode[] {
