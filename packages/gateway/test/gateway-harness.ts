@@ -8,7 +8,7 @@
  *   [fail]       HTTP 400                       otherwise: "echo: <message>" in three deltas
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,6 +36,23 @@ function lastUserText(body: unknown): string {
 export function bigDelta(i: number, size: number): string {
   const head = `b${i} `;
   return head + "x".repeat(Math.max(0, size - head.length - 1)) + "\n";
+}
+
+/**
+ * What the kernel holds for a loopback client that stopped reading before the gateway's own send buffer grows:
+ * the gateway socket's send buffer (autotuned up to tcp_wmem's max) and the client's receive buffer (tcp_rmem's
+ * default; it grows only as the client reads). Elsewhere than Linux, a generous guess.
+ */
+export function kernelBufferBytes(): number {
+  try {
+    const field = (file: string, i: number) =>
+      Number(readFileSync(`/proc/sys/net/ipv4/${file}`, "utf8").trim().split(/\s+/)[i]);
+    const bytes = field("tcp_wmem", 2) + field("tcp_rmem", 1);
+    if (Number.isFinite(bytes) && bytes > 0) return bytes;
+  } catch {
+    // not Linux
+  }
+  return 16 * 1024 * 1024;
 }
 
 /** The reply the mock gives to `text` (exported so tests can predict it). */

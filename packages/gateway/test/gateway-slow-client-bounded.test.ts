@@ -12,7 +12,6 @@
  * bounded the same way (responses are never dropped, so it is closed 1013).
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { MockServer } from "../../ai/test/helpers/mock-server.js";
@@ -22,6 +21,7 @@ import {
   bigDelta,
   connectClient,
   type GatewayProc,
+  kernelBufferBytes,
   makeHome,
   removeHome,
   spawnGateway,
@@ -35,23 +35,6 @@ import { FrameChecker } from "./protocol-frame-checker.js";
  * tell a client that reads a large frame from one that stopped; see Connection), far below what they send in all.
  */
 const MAX_BUFFERED = 1024 * 1024;
-
-/**
- * What the kernel holds for a loopback client that stopped reading before the gateway's own send buffer grows:
- * the gateway socket's send buffer (autotuned up to tcp_wmem's max) and the client's receive buffer (tcp_rmem's
- * default; it grows only as the client reads). Elsewhere than Linux, a generous guess.
- */
-function kernelBufferBytes(): number {
-  try {
-    const field = (file: string, i: number) =>
-      Number(readFileSync(`/proc/sys/net/ipv4/${file}`, "utf8").trim().split(/\s+/)[i]);
-    const bytes = field("tcp_wmem", 2) + field("tcp_rmem", 1);
-    if (Number.isFinite(bytes) && bytes > 0) return bytes;
-  } catch {
-    // not Linux
-  }
-  return 16 * 1024 * 1024;
-}
 
 const KERNEL_BYTES = kernelBufferBytes();
 /** What the kernel and the gateway's bound hold for a client that reads nothing. */

@@ -4,6 +4,7 @@
  * user message:
  *   [slow:N:MS]  N text deltas, MS apart      [hang]  two deltas, then nothing until the client leaves
  *   [cut]        two deltas, then the connection is cut (the run fails mid-stream)
+ *   [big:N:SIZE] N text deltas of SIZE characters each, as fast as the socket takes them (gateway-harness' bigDelta)
  *   [length]     "cut short", ended by the output limit (finish_reason "length")
  *   otherwise    "echo: <message>" in three deltas
  * Every reply reports usage 23 in / 7 out, so tests can tell the run's real usage from a made-up one.
@@ -13,7 +14,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { type MockReply, type MockServer, startOpenAIMock } from "../../ai/test/helpers/mock-server.js";
 import { openaiChatEvents } from "../../ai/test/helpers/vendor-events.js";
-import { type GatewayProc, makeHome, removeHome, spawnGateway } from "./gateway-harness.js";
+import { bigDelta, type GatewayProc, makeHome, removeHome, spawnGateway } from "./gateway-harness.js";
 
 export const TOKEN = "http-test-token";
 export const USAGE = { input: 23, output: 7 };
@@ -42,6 +43,12 @@ export function scriptedReply(text: string): MockReply {
       events: openaiChatEvents({ text: Array.from({ length: n }, (_, i) => `d${i} `), usage: USAGE }),
       delayMs: Number(slow[2]),
     };
+  }
+  const big = /\[big:(\d+):(\d+)\]/.exec(text);
+  if (big) {
+    const size = Number(big[2]);
+    const text = Array.from({ length: Number(big[1]) }, (_, i) => bigDelta(i, size));
+    return { events: openaiChatEvents({ text, usage: USAGE }) };
   }
   if (text.includes("[hang]"))
     return { events: openaiChatEvents({ text: ["hang", "ing", "x"], usage: USAGE }), hangAfter: 3 };

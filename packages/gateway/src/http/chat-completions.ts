@@ -104,7 +104,7 @@ export async function chatCompletions(
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     ...(includeUsage ? { usage: null } : {}),
   });
-  const sse = new SseWriter(res, { "x-tiller-session-key": target.sessionKey });
+  const sse = new SseWriter(res, api.maxBufferedBytes, { "x-tiller-session-key": target.sessionKey });
   sse.send(chunk({ role: "assistant", content: "" }, null));
   let streamed = false;
   let reply: RunReply;

@@ -140,7 +140,7 @@ export async function responses(
     return;
   }
 
-  const sse = new SseWriter(res, headers);
+  const sse = new SseWriter(res, api.maxBufferedBytes, headers);
   let seq = 0;
   const event = (type: string, data: Record<string, unknown>): void =>
     sse.send({ type, sequence_number: seq++, ...data }, type);

@@ -45,6 +45,7 @@ export class HttpApi {
       core: opts.core,
       fanout: new DeltaFanout(opts.core.bus),
       maxBodyBytes: this.settings.maxBodyBytes,
+      maxBufferedBytes: opts.core.config.gateway.maxBufferedBytes,
     };
     // Each HTTP run's temperature / token cap reach its model calls through the run's own seam.
     opts.core.runner.use(samplingExtension);

@@ -2,6 +2,11 @@
  * Server-sent events for the streaming endpoints: `data: <json>` lines (with `event: <type>` for the Responses
  * API), `data: [DONE]` at the end. Writes are coalesced per event-loop turn (cork/uncork), so a model streaming
  * many small deltas costs one socket write per turn. `closed` turns true when the client goes away.
+ *
+ * Bounded like a WebSocket connection (server/connection.ts): an event stream cannot skip deltas (the client
+ * rebuilds the text from them), so a client whose unread backlog passes twice `gateway.maxBufferedBytes` is cut
+ * off — the response is destroyed, which the endpoint sees as the client gone (its run is aborted) — instead of
+ * the gateway holding a growing reply for a client that stopped reading.
  */
 import type { ServerResponse } from "node:http";
 
@@ -9,8 +14,10 @@ export class SseWriter {
   private corked = false;
   private ended = false;
 
+  /** `maxBufferedBytes`: the gateway's per-connection send bound (`gateway.maxBufferedBytes`). */
   constructor(
     private readonly res: ServerResponse,
+    private readonly maxBufferedBytes: number,
     headers: Record<string, string> = {},
   ) {
     res.writeHead(200, {
@@ -52,5 +59,10 @@ export class SseWriter {
       });
     }
     this.res.write(text);
+    // What the response and its socket hold unwritten (the kernel's buffers are not in it; see connection.ts).
+    if (this.res.writableLength > 2 * this.maxBufferedBytes) {
+      this.ended = true;
+      this.res.destroy();
+    }
   }
 }

@@ -15,11 +15,13 @@ export interface HttpApiOptions {
   log?: (line: string) => void;
 }
 
-/** What the endpoints share: the core, the delta fan-out of open streams, the body cap. */
+/** What the endpoints share: the core, the delta fan-out of open streams, the body cap, the send bound. */
 export interface EndpointContext {
   core: GatewayCore;
   fanout: DeltaFanout;
   maxBodyBytes: number;
+  /** `gateway.maxBufferedBytes`: a streaming client more than twice this behind is cut off (sse.ts). */
+  maxBufferedBytes: number;
 }
 
 /** An authenticated caller. A shared-secret bearer is a full operator (admin); see auth.ts. */
