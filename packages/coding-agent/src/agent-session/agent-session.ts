@@ -14,8 +14,8 @@ import { bindExtensionRuntime } from "../extensions/extension-runtime.js";
 import { ExtensionRunner, extensionRunnerOf } from "../extensions/runner.js";
 import type { ToolDefinition } from "../extensions/tool-definition.js";
 import type { ResourceLoader } from "../runtime/resource-loader.js";
-import type { BashExecutionMessage, CustomMessage } from "../session/messages.js";
-import { type BashOperations, createLocalBashOperations } from "../tools/bash.js";
+import type { CustomMessage } from "../session/messages.js";
+import type { BashOperations } from "../tools/bash.js";
 import type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
 import { AgentSessionCore } from "./agent-session-core.js";
 import { EmptyResourceLoader } from "./empty-resource-loader.js";
@@ -23,10 +23,11 @@ import type { ContextUsage, SessionStats } from "./events.js";
 import { discoveredResourcePaths, ExtensionHooks } from "./extension-hooks.js";
 import { exportBranchToHtml } from "./html-export.js";
 import { type ModelCycleResult, nextCandidate, type ScopedModel } from "./model-cycling.js";
+import { SessionBash } from "./session-bash.js";
 import { exportBranchToJsonl } from "./session-export.js";
 import { computeSessionStats } from "./session-stats.js";
 import { SessionToolRegistry, type ToolInfo } from "./tool-registry.js";
-import { type BashResult, runUserBash } from "./user-bash.js";
+import type { BashResult } from "./user-bash.js";
 import { lastAssistantText, textOf } from "./user-input.js";
 
 export type { AgentSessionConfig, PromptOptions } from "./agent-session-core.js";
@@ -54,9 +55,13 @@ export class AgentSession extends AgentSessionCore {
   private runner: ExtensionRunner;
   private readonly registry: SessionToolRegistry;
   private readonly systemPromptFor: ((tools: readonly AgentTool[]) => string) | undefined;
-  private bashAbort: AbortController | undefined;
-  /** User commands finished while the agent ran: they join the transcript before the next prompt (pi's order). */
-  private pendingBash: BashExecutionMessage[] = [];
+  private readonly bash = new SessionBash({
+    sessionManager: this.sessionManager,
+    settingsManager: this.settingsManager,
+    runner: () => this.runner,
+    isStreaming: () => this.isStreaming,
+    append: (message) => this.appendToTranscript(message),
+  });
 
   constructor(config: AgentSessionConfig) {
     super(config);
@@ -72,7 +77,7 @@ export class AgentSession extends AgentSessionCore {
 
   /** As the core's `prompt`; user commands that finished during the last run join the transcript first. */
   override async prompt(text: string, options: PromptOptions = {}): Promise<void> {
-    if (!this.isStreaming) this.flushPendingBash();
+    if (!this.isStreaming) this.bash.flush();
     return super.prompt(text, options);
   }
 
@@ -218,73 +223,22 @@ export class AgentSession extends AgentSessionCore {
     onChunk?: (chunk: string) => void,
     options: { excludeFromContext?: boolean; operations?: BashOperations } = {},
   ): Promise<BashResult> {
-    // Extensions may answer the command themselves or run it elsewhere (pi's user_bash).
-    const answer = this.runner.hasHandlers("user_bash")
-      ? await this.runner.emitUserBash({
-          type: "user_bash",
-          command,
-          excludeFromContext: options.excludeFromContext === true,
-          cwd: this.sessionManager.getCwd(),
-        })
-      : undefined;
-    if (answer?.result) {
-      this.recordBashResult(command, answer.result, options);
-      return answer.result;
-    }
-    const abort = new AbortController();
-    this.bashAbort = abort;
-    const prefix = this.settingsManager.getShellCommandPrefix();
-    const shellPath = this.settingsManager.getShellPath();
-    const operations =
-      options.operations ?? answer?.operations ?? createLocalBashOperations(shellPath ? { shellPath } : {});
-    try {
-      const result = await runUserBash(
-        prefix ? `${prefix}\n${command}` : command,
-        this.sessionManager.getCwd(),
-        operations,
-        {
-          ...(onChunk ? { onChunk } : {}),
-          signal: abort.signal,
-        },
-      );
-      this.recordBashResult(command, result, options);
-      return result;
-    } finally {
-      if (this.bashAbort === abort) this.bashAbort = undefined;
-    }
+    return this.bash.execute(command, onChunk, options);
   }
 
   /** Records a command's result as a `bashExecution` message (for extensions that ran it themselves). */
   recordBashResult(command: string, result: BashResult, options: { excludeFromContext?: boolean } = {}): void {
-    const message: BashExecutionMessage = {
-      role: "bashExecution",
-      command,
-      output: result.output,
-      exitCode: result.exitCode,
-      cancelled: result.cancelled,
-      truncated: result.truncated,
-      ...(result.fullOutputPath ? { fullOutputPath: result.fullOutputPath } : {}),
-      timestamp: Date.now(),
-      ...(options.excludeFromContext ? { excludeFromContext: true } : {}),
-    };
-    if (this.isStreaming) this.pendingBash.push(message);
-    else this.appendToTranscript(message);
+    this.bash.record(command, result, options);
   }
   /** Kills the running user command; its result comes back `cancelled`. */
   abortBash(): void {
-    this.bashAbort?.abort();
+    this.bash.kill();
   }
   get isBashRunning(): boolean {
-    return this.bashAbort !== undefined;
+    return this.bash.running;
   }
   get hasPendingBashMessages(): boolean {
-    return this.pendingBash.length > 0;
-  }
-
-  private flushPendingBash(): void {
-    const pending = this.pendingBash;
-    this.pendingBash = [];
-    for (const m of pending) this.appendToTranscript(m);
+    return this.bash.hasPending;
   }
 
   // ---- messages from extensions ----
@@ -339,7 +293,7 @@ export class AgentSession extends AgentSessionCore {
     this.steeringTexts = [];
     this.followUpTexts = [];
     this.nextTurn.length = 0;
-    this.pendingBash = [];
+    this.bash.discard();
     this.reloadFromSession();
     const { model, thinkingLevel } = this.sessionManager.buildSessionContext();
     const found = model ? this.modelRegistry.find(model.provider, model.modelId) : undefined;
