@@ -8,7 +8,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultMessage } from "@tiller/ai";
 import Database from "better-sqlite3";
-import type { ApprovalEnd, ApprovalKind, ApprovalStatus, ApprovalStore, StoredApproval } from "./types.js";
+import { type ApprovalRow, approvalFromRow, type ColumnDecoders } from "./approval-row.js";
+import type { ApprovalEnd, ApprovalStatus, ApprovalStore, StoredApproval } from "./types.js";
 
 export type { ApprovalEnd } from "./types.js";
 
@@ -25,24 +26,9 @@ CREATE INDEX IF NOT EXISTS approvals_status ON approvals(status, created_at);
 CREATE INDEX IF NOT EXISTS approvals_run ON approvals(run_id);
 `;
 
-interface ApprovalRowDb {
-  id: string;
-  kind: string;
-  session_key: string;
-  agent_id: string;
-  run_id: string;
-  status: string;
-  approval: string;
-  request: string;
-  results: string;
-  created_at: number;
-  expires_at: number | null;
-  decision: string | null;
-  cause: string | null;
-  resolved_by: string | null;
-  reason: string | null;
-  resolved_at: number | null;
-}
+/** SQLite's row: JSON columns as text, times as numbers. */
+type ApprovalRowDb = ApprovalRow<string, number>;
+const SQLITE_COLUMNS: ColumnDecoders<string, number> = { json: (v) => JSON.parse(v), time: (v) => v };
 
 /** The single-node store. Its statements are synchronous (one short SQLite transaction); the promises are resolved. */
 export class SqliteApprovalStore implements ApprovalStore {
@@ -140,29 +126,6 @@ export class SqliteApprovalStore implements ApprovalStore {
   }
 }
 
-function opt<T>(v: T | null): T | undefined {
-  return v === null ? undefined : v;
-}
-
 function toApproval(r: ApprovalRowDb): StoredApproval {
-  const a: StoredApproval = {
-    id: r.id,
-    kind: r.kind as ApprovalKind,
-    sessionKey: r.session_key,
-    agentId: r.agent_id,
-    runId: r.run_id,
-    status: r.status as ApprovalStatus,
-    approval: JSON.parse(r.approval) as StoredApproval["approval"],
-    request: JSON.parse(r.request) as StoredApproval["request"],
-    results: JSON.parse(r.results) as ToolResultMessage[],
-    createdAt: r.created_at,
-  };
-  const expiresAt = opt(r.expires_at);
-  if (expiresAt !== undefined) a.expiresAt = expiresAt;
-  if (r.decision !== null) a.decision = r.decision as StoredApproval["decision"];
-  if (r.cause !== null) a.cause = r.cause as StoredApproval["cause"];
-  if (r.resolved_by !== null) a.resolvedBy = r.resolved_by;
-  if (r.reason !== null) a.reason = r.reason;
-  if (r.resolved_at !== null) a.resolvedAt = r.resolved_at;
-  return a;
+  return approvalFromRow(r, SQLITE_COLUMNS);
 }

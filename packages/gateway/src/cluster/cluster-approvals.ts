@@ -14,9 +14,9 @@
  * pending with nobody able to clear it. Times compared across nodes are the database's (`now()`).
  */
 import type { ToolResultMessage } from "@tiller/ai";
+import { type ApprovalRow, approvalFromRow, type ColumnDecoders } from "../approvals/approval-row.js";
 import type {
   ApprovalEnd,
-  ApprovalKind,
   ApprovalStatus,
   SharedApprovals,
   SharedDecideRefusal,
@@ -32,25 +32,11 @@ const KEEP_RESOLVED_MS = 24 * 60 * 60_000;
 /** Changes read per statement of the tail. */
 const PAGE = 200;
 
-interface ApprovalRowPg {
-  id: string;
-  kind: string;
-  session_key: string;
-  agent_id: string;
-  run_id: string;
-  status: string;
-  approval: StoredApproval["approval"];
-  request: StoredApproval["request"];
-  results: ToolResultMessage[];
-  created_at: string;
-  expires_at: string | null;
-  decision: string | null;
-  cause: string | null;
-  resolved_by: string | null;
-  reason: string | null;
-  resolved_at: string | null;
+/** PostgreSQL's row: jsonb columns parsed by the driver, bigint times as strings; plus its change id. */
+interface ApprovalRowPg extends ApprovalRow<unknown, string> {
   change_id: string;
 }
+const PG_COLUMNS: ColumnDecoders<unknown, string> = { json: (v) => v, time: (v) => Number(v) };
 
 const NEXT_CHANGE = "nextval('cluster_approval_change')";
 
@@ -395,30 +381,6 @@ export class ClusterApprovals implements SharedApprovals {
   }
 }
 
-function num(v: string | null): number | undefined {
-  return v === null ? undefined : Number(v);
-}
-
 function toApproval(r: ApprovalRowPg): StoredApproval {
-  const a: StoredApproval = {
-    id: r.id,
-    kind: r.kind as ApprovalKind,
-    sessionKey: r.session_key,
-    agentId: r.agent_id,
-    runId: r.run_id,
-    status: r.status as ApprovalStatus,
-    approval: r.approval,
-    request: r.request,
-    results: r.results,
-    createdAt: Number(r.created_at),
-  };
-  const expiresAt = num(r.expires_at);
-  if (expiresAt !== undefined) a.expiresAt = expiresAt;
-  if (r.decision !== null) a.decision = r.decision as StoredApproval["decision"];
-  if (r.cause !== null) a.cause = r.cause as StoredApproval["cause"];
-  if (r.resolved_by !== null) a.resolvedBy = r.resolved_by;
-  if (r.reason !== null) a.reason = r.reason;
-  const resolvedAt = num(r.resolved_at);
-  if (resolvedAt !== undefined) a.resolvedAt = resolvedAt;
-  return a;
+  return approvalFromRow(r, PG_COLUMNS);
 }
