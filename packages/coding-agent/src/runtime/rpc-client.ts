@@ -10,13 +10,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentMessage, ApprovalDecision, PendingApproval, ThinkingLevel } from "@tiller/agent";
 import type { ImageContent, Model } from "@tiller/ai";
-import {
-  type CoreAgentEvent,
-  isTillerOnlyEvent,
-  type SessionStats,
-  type TillerEventsOption,
-  type TillerSessionEvent,
-} from "../agent-session/events.js";
+import type { CoreAgentEvent, SessionStats, TillerEventsOption, TillerSessionEvent } from "../agent-session/events.js";
+import { SessionListeners } from "../agent-session/listeners.js";
 import { createJsonlReader, toJsonLine } from "../cli/jsonl.js";
 import type { CompactionResult } from "../compaction/compact.js";
 import type { SourceInfo } from "../extensions/source-info.js";
@@ -95,7 +90,7 @@ export class RpcClient {
   private stderr = "";
   private nextId = 0;
   private readonly pending = new Map<string, { resolve: (r: RpcResponse) => void; reject: (e: Error) => void }>();
-  private listeners: Array<{ fn: RpcTillerEventListener; tillerEvents: boolean }> = [];
+  private readonly listeners = new SessionListeners();
   private exitError: Error | undefined;
 
   constructor(private readonly options: RpcClientOptions = {}) {}
@@ -307,11 +302,7 @@ export class RpcClient {
   // ---- internals ----
 
   private listen(fn: RpcTillerEventListener, tillerEvents: boolean): () => void {
-    const entry = { fn, tillerEvents };
-    this.listeners.push(entry);
-    return () => {
-      this.listeners = this.listeners.filter((l) => l !== entry);
-    };
+    return this.listeners.add(fn, tillerEvents);
   }
 
   private onLine(line: string): void {
@@ -329,9 +320,8 @@ export class RpcClient {
         return;
       }
     }
-    const event = data as TillerSessionEvent;
-    const tillerOnly = typeof data?.type === "string" && isTillerOnlyEvent(event);
-    for (const l of [...this.listeners]) if (l.tillerEvents || !tillerOnly) l.fn(event);
+    // Tiller's additions only to the listeners that asked, as a session's (listeners.ts).
+    this.listeners.emit(data as TillerSessionEvent);
   }
 
   private async call<T = undefined>(command: RpcCommand): Promise<T> {
