@@ -65,6 +65,85 @@ describe("session context along a chain and along branches", () => {
     );
   });
 
+  it("a chain of every kind of context entry, compacted twice, reads as the tree walk does, open and reopened", () => {
+    // The whole chain's context comes from what the index noted as each entry was added (the messages in order, the
+    // latest compaction): it must be what the tree walk over the same entries gives, after appends and reopening.
+    const sm = SessionManager.create("/p", dir);
+    const ids: string[] = [];
+    const say = (text: string) => ids.push(sm.appendMessage({ role: "user", content: text, timestamp: ids.length }));
+    for (let i = 0; i < 5; i++) say(`m${i}`);
+    sm.appendCustomMessageEntry("note", "an extension's note", true, { n: 1 });
+    sm.appendCustomEntry("state", { hidden: true }); // not a context entry
+    sm.branchWithSummary(sm.getLeafId(), "what the other branch did"); // at the leaf: the chain goes on
+    sm.branchWithSummary(sm.getLeafId(), ""); // an empty summary contributes nothing
+    sm.appendThinkingLevelChange("high");
+    sm.appendModelChange("anthropic", "claude-sonnet-4-5");
+    expect(texts(sm)).toEqual(["m0", "m1", "m2", "m3", "m4", "an extension's note", "?"]);
+    expectSameAsTreeWalk(sm);
+    say("m5");
+    sm.appendCompaction("first summary", ids[2] as string, 1000);
+    say("m6");
+    expectSameAsTreeWalk(sm);
+    expect(sm.buildSessionContext().messages[0]?.role).toBe("compactionSummary");
+    expect(texts(sm).slice(1)).toEqual(["m2", "m3", "m4", "an extension's note", "?", "m5", "m6"]);
+    for (let i = 7; i < 12; i++) say(`m${i}`);
+    sm.appendCompaction("second summary", ids[10] as string, 2000);
+    say("m12");
+    expect(texts(sm).slice(1)).toEqual(["m10", "m11", "m12"]);
+    expectSameAsTreeWalk(sm);
+    // A compaction whose kept entry is missing keeps only what follows it, as the tree walk does.
+    sm.appendCompaction("third summary", "no-such-entry", 3000);
+    say("m13");
+    expect(texts(sm).slice(1)).toEqual(["m13"]);
+    expectSameAsTreeWalk(sm);
+    // Each context makes its own custom and summary messages (as the tree walk does); message entries are shared.
+    const file = sm.getSessionFile() as string;
+    sm.close();
+    const re = SessionManager.open(file, { readOnly: true });
+    expectSameAsTreeWalk(re);
+    expect(texts(re)).toEqual(texts(sm));
+    const full = SessionManager.open(file, { readOnly: true });
+    full.branch(ids[4] as string);
+    expect(texts(full)).toEqual(["m0", "m1", "m2", "m3", "m4"]);
+    expectSameAsTreeWalk(full);
+  });
+
+  it("a chain's custom messages are made afresh for each context; a line without its message adds nothing", () => {
+    const header = { type: "session", version: 3, id: "s-3", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" };
+    const t = "2026-01-01T00:00:00.000Z";
+    const lines = [
+      { type: "message", id: "a1", parentId: null, timestamp: t, message: { role: "user", content: "one" } },
+      { type: "message", id: "a2", parentId: "a1", timestamp: t }, // torn by hand: no message
+      {
+        type: "custom_message",
+        id: "a3",
+        parentId: "a2",
+        timestamp: t,
+        customType: "x",
+        content: "two",
+        display: true,
+      },
+      { type: "branch_summary", id: "a4", parentId: "a3", timestamp: t, fromId: "a1", summary: "three" },
+      { type: "message", id: "a5", parentId: "a4", timestamp: t, message: { role: "user", content: "four" } },
+    ];
+    const file = join(dir, "kinds.jsonl");
+    writeFileSync(file, `${[header, ...lines].map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const sm = SessionManager.open(file, { readOnly: true });
+    expectSameAsTreeWalk(sm);
+    const first = sm.buildSessionContext().messages;
+    const second = sm.buildSessionContext().messages;
+    expect(first.map((m) => m.role)).toEqual(["user", "custom", "branchSummary", "user"]);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+    expect(second[1]).not.toBe(first[1]);
+    expect(second[2]).not.toBe(first[2]);
+    expect(second[0]).toBe(first[0]);
+    // Regression: the tree walk (any leaf but the last entry) read the message of that line and threw.
+    sm.branch("a3");
+    expect(sm.buildSessionContext().messages.map((m) => m.role)).toEqual(["user", "custom"]);
+    expectSameAsTreeWalk(sm);
+  });
+
   it("a file that repeats an id or names a missing parent gets the tree walk's context, not the whole list", () => {
     const header = { type: "session", version: 3, id: "s-1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" };
     const msg = (id: string, parentId: string | null, content: string) => ({

@@ -41,11 +41,18 @@ describe("IdHashSet", () => {
       pair.clear();
       expect(pair.mightHave(a)).toBe(false);
     }
-    // Distinct 8-hex-digit ids (what Tiller and pi write) from 10000000 up never collide.
+    // Distinct 8-hex-digit ids (what Tiller and pi write) never collide, those with leading zeros (one in 16 of
+    // pi's random ids) included.
     const hex = new IdHashSet();
     let collisions = 0;
     for (let i = 0; i < 100_000; i++) if (hex.add((0x10000000 + i * 37831).toString(16))) collisions++;
+    for (let i = 0; i < 100_000; i++) if (hex.add(i.toString(16).padStart(8, "0"))) collisions++;
     expect(collisions).toBe(0);
+    // 8-character ids that are not all hex digits take the other hash: still never forgotten.
+    const odd = ["0000000g", " 000001a", "0x00001a", "-0000001", "1e5 xyz!"];
+    const mixed = new IdHashSet();
+    for (const id of odd) mixed.add(id);
+    for (const id of odd) expect(mixed.mightHave(id)).toBe(true);
   });
 
   it("keeps every id when room for a batch is reserved first, before and after more adds", () => {
@@ -61,5 +68,23 @@ describe("IdHashSet", () => {
     for (let i = 0; i < 1_000; i++) if (!set.mightHave(`late-${i}`)) forgotten++;
     expect(forgotten).toBe(0);
     expect(set.add("batch-49999")).toBe(true);
+  });
+
+  it("filling from entries in one batch answers as adding each id does, repeats and odd ids included", () => {
+    const ids: unknown[] = [];
+    for (let i = 0; i < 3_000; i++) ids.push(i.toString(16).padStart(8, "0"));
+    ids.push("00000000", "not-hex!", "a much longer id", 42, undefined, "0000002a");
+    const entries = ids.map((id) => ({ id }));
+    const one = new IdHashSet();
+    let repeatedOne = false;
+    for (const id of ids) if (one.add(String(id))) repeatedOne = true;
+    const batch = new IdHashSet();
+    expect(batch.addIdsOf(entries, 0, 1_000)).toBe(false);
+    expect(batch.addIdsOf(entries, 1_000, entries.length)).toBe(true);
+    expect(repeatedOne).toBe(true);
+    for (const id of [...ids, "ffffffff", "00000bb8", "other"])
+      expect(batch.mightHave(String(id))).toBe(one.mightHave(String(id)));
+    // No repeat in a batch of distinct ids.
+    expect(new IdHashSet().addIdsOf(entries, 0, 3_000)).toBe(false);
   });
 });

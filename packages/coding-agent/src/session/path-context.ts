@@ -4,6 +4,7 @@
  * thinking level on the path (an assistant message counts as a model change).
  */
 import type { AgentMessage } from "@tiller/agent";
+import type { ChainMessages } from "./chain-messages.js";
 import { createBranchSummaryMessage, createCompactionSummaryMessage, createCustomMessage } from "./messages.js";
 import type { CompactionEntry, SessionContext, SessionEntry } from "./types.js";
 
@@ -62,11 +63,26 @@ function scanPathLatest(path: readonly SessionEntry[]): PathLatest {
       if (latest.modelAt < 0) latest.modelAt = i;
     } else if (e.type === "message") {
       // Only until the model is found: the message of every entry on a long path is not read.
-      if (latest.modelAt < 0 && e.message.role === "assistant") latest.modelAt = i;
+      if (latest.modelAt < 0 && (e.message as AgentMessage | undefined)?.role === "assistant") latest.modelAt = i;
     } else if (e.type === "compaction" && latest.compactionAt < 0) latest.compactionAt = i;
     if (latest.thinkingAt >= 0 && latest.modelAt >= 0 && latest.compactionAt >= 0) break;
   }
   return latest;
+}
+
+/** The thinking level and model in force at the end of `path`, from its latest positions. */
+function settingsOf(
+  path: readonly SessionEntry[],
+  latest: PathLatest,
+): Pick<SessionContext, "thinkingLevel" | "model"> {
+  const thinkingEntry = latest.thinkingAt >= 0 ? path[latest.thinkingAt] : undefined;
+  const thinkingLevel = thinkingEntry?.type === "thinking_level_change" ? thinkingEntry.thinkingLevel : undefined;
+  const modelEntry = latest.modelAt >= 0 ? path[latest.modelAt] : undefined;
+  let model: SessionContext["model"] | undefined;
+  if (modelEntry?.type === "model_change") model = { provider: modelEntry.provider, modelId: modelEntry.modelId };
+  else if (modelEntry?.type === "message" && modelEntry.message.role === "assistant")
+    model = { provider: modelEntry.message.provider, modelId: modelEntry.message.model };
+  return { thinkingLevel: thinkingLevel ?? "off", model: model ?? null };
 }
 
 /**
@@ -76,13 +92,6 @@ function scanPathLatest(path: readonly SessionEntry[]): PathLatest {
  */
 export function contextOfPath(path: readonly SessionEntry[], known?: PathLatest): SessionContext {
   const latest = known ?? scanPathLatest(path);
-  const thinkingEntry = latest.thinkingAt >= 0 ? path[latest.thinkingAt] : undefined;
-  const thinkingLevel = thinkingEntry?.type === "thinking_level_change" ? thinkingEntry.thinkingLevel : undefined;
-  const modelEntry = latest.modelAt >= 0 ? path[latest.modelAt] : undefined;
-  let model: SessionContext["model"] | undefined;
-  if (modelEntry?.type === "model_change") model = { provider: modelEntry.provider, modelId: modelEntry.modelId };
-  else if (modelEntry?.type === "message" && modelEntry.message.role === "assistant")
-    model = { provider: modelEntry.message.provider, modelId: modelEntry.message.model };
   const compactionAt = latest.compactionAt >= 0 ? latest.compactionAt : undefined;
 
   const messages: AgentMessage[] = [];
@@ -103,5 +112,34 @@ export function contextOfPath(path: readonly SessionEntry[], known?: PathLatest)
     const m = entryMessage(path[i] as SessionEntry);
     if (m) messages.push(m);
   }
-  return { messages, thinkingLevel: thinkingLevel ?? "off", model: model ?? null };
+  return { messages, ...settingsOf(path, latest) };
+}
+
+/**
+ * What `contextOfPath(entries)` gives when the entry list is the whole path and no id repeats in it, from its latest
+ * positions and the messages collected while its entries were added: no entry but the few that decide the context
+ * is visited again.
+ */
+export function contextOfChain(
+  entries: readonly SessionEntry[],
+  latest: PathLatest,
+  chain: ChainMessages,
+): SessionContext {
+  const settings = settingsOf(entries, latest);
+  const compactionAt = latest.compactionAt;
+  if (compactionAt < 0) return { messages: chain.range(0, entries.length), ...settings };
+  const c = entries[compactionAt] as CompactionEntry;
+  // Ids are unique on this path: the kept entry found from the compaction back is the first one of that id. It
+  // usually sits a few turns before the compaction, so the search stays short on a long session.
+  let kept = -1;
+  for (let i = compactionAt - 1; i >= 0; i--) {
+    if ((entries[i] as SessionEntry).id === c.firstKeptEntryId) {
+      kept = i;
+      break;
+    }
+  }
+  const summary = createCompactionSummaryMessage(c.summary, c.tokensBefore, c.timestamp);
+  const before = kept >= 0 ? chain.range(kept, compactionAt) : [];
+  const messages = ([summary] as AgentMessage[]).concat(before, chain.range(compactionAt + 1, entries.length));
+  return { messages, ...settings };
 }

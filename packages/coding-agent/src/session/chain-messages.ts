@@ -1,0 +1,86 @@
+/**
+ * The context messages of a session's entry list, collected as each entry is added. The context of a whole chain is
+ * then a copy of this list (and of a range of it after a compaction) instead of a second visit to every entry: by
+ * the time a long file is read its entries are spread over the heap, and that visit costs a cache miss per entry
+ * (about 15 ms on a 100 MB session), while `add` reads each entry right after it was parsed, still in the cache.
+ */
+import type { AgentMessage } from "@tiller/agent";
+import { entryMessage } from "./path-context.js";
+import type { SessionEntry } from "./types.js";
+
+export class ChainMessages {
+  /**
+   * The message each contributing entry gives, in entry order. An entry whose message is made afresh for every
+   * context (a custom message or a branch summary, as the tree walk makes them) holds its place with `undefined`.
+   */
+  private messages: (AgentMessage | undefined)[] = [];
+  /** The entry index (in the entry list) of each element of `messages`, ascending. */
+  private at = new Int32Array(256);
+  /** Positions in `messages` of the places made afresh, ascending. */
+  private made: number[] = [];
+  /** The entries of the places made afresh, by position in `made`. */
+  private madeFrom: SessionEntry[] = [];
+
+  /** Notes `entry`, the entry at `index` of the list (indexes ascending). */
+  add(entry: SessionEntry, index: number): void {
+    let message: AgentMessage | undefined;
+    if (entry.type === "message") {
+      // A line without a message (a corrupt file) contributes nothing, as in the tree walk.
+      message = entry.message;
+      if (message === undefined || message === null) return;
+    } else if (entry.type === "custom_message" || (entry.type === "branch_summary" && entry.summary)) {
+      this.made.push(this.messages.length);
+      this.madeFrom.push(entry);
+    } else return;
+    const n = this.messages.length;
+    if (n === this.at.length) {
+      const bigger = new Int32Array(n * 2);
+      bigger.set(this.at);
+      this.at = bigger;
+    }
+    this.at[n] = index;
+    this.messages.push(message);
+  }
+
+  clear(): void {
+    this.messages = [];
+    this.at = new Int32Array(256);
+    this.made = [];
+    this.madeFrom = [];
+  }
+
+  /** The messages of entries `from` (inclusive) to `to` (exclusive) of the list, in order: a fresh array. */
+  range(from: number, to: number): AgentMessage[] {
+    const start = this.firstAtOrAfter(from);
+    const end = this.firstAtOrAfter(to);
+    if (start >= end) return [];
+    // One native copy of the range, then the places made afresh within it.
+    const out = this.messages.slice(start, end) as AgentMessage[];
+    for (let m = lowerBound(this.made, start); m < this.made.length && (this.made[m] as number) < end; m++)
+      out[(this.made[m] as number) - start] = entryMessage(this.madeFrom[m] as SessionEntry) as AgentMessage;
+    return out;
+  }
+
+  /** The position in `messages` of the first element whose entry index is `index` or later. */
+  private firstAtOrAfter(index: number): number {
+    let lo = 0;
+    let hi = this.messages.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.at[mid] as number) < index) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+function lowerBound(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as number) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
