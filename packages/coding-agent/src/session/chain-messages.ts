@@ -21,25 +21,31 @@ export class ChainMessages {
   /** The entries of the places made afresh, by position in `made`. */
   private madeFrom: SessionEntry[] = [];
 
-  /** Notes `entry`, the entry at `index` of the list (indexes ascending). */
-  add(entry: SessionEntry, index: number): void {
-    let message: AgentMessage | undefined;
-    if (entry.type === "message") {
-      // A line without a message (a corrupt file) contributes nothing, as in the tree walk.
-      message = entry.message;
-      if (message === undefined || message === null) return;
-    } else if (entry.type === "custom_message" || (entry.type === "branch_summary" && entry.summary)) {
-      this.made.push(this.messages.length);
-      this.madeFrom.push(entry);
-    } else return;
-    const n = this.messages.length;
-    if (n === this.at.length) {
-      const bigger = new Int32Array(n * 2);
+  /** Notes `list[from]` to `list[to - 1]`, the entries at indexes `first`, `first + 1`, … of the entry list. */
+  addFrom(list: readonly SessionEntry[], from: number, to: number, first: number): void {
+    const messages = this.messages;
+    if (messages.length + (to - from) > this.at.length) {
+      let size = this.at.length * 2;
+      while (messages.length + (to - from) > size) size *= 2;
+      const bigger = new Int32Array(size);
       bigger.set(this.at);
       this.at = bigger;
     }
-    this.at[n] = index;
-    this.messages.push(message);
+    const at = this.at;
+    for (let k = from, index = first; k < to; k++, index++) {
+      const entry = list[k] as SessionEntry;
+      let message: AgentMessage | undefined;
+      if (entry.type === "message") {
+        // A line without a message (a corrupt file) contributes nothing, as in the tree walk.
+        message = entry.message;
+        if (message === undefined || message === null) continue;
+      } else if (entry.type === "custom_message" || (entry.type === "branch_summary" && entry.summary)) {
+        this.made.push(messages.length);
+        this.madeFrom.push(entry);
+      } else continue;
+      at[messages.length] = index;
+      messages.push(message);
+    }
   }
 
   clear(): void {

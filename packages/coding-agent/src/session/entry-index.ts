@@ -1,7 +1,7 @@
 /**
  * The lookup structures of one session's entries (by id, current labels) plus whether the entries form one
- * unbranched chain. `add` is O(1) and cheap enough to run while each entry is read (see `readSessionFile`'s
- * `onEntry`), when the entry is still in the CPU cache: it compares the parent with the previous id, notes labels,
+ * unbranched chain. `add` is O(1) and cheap enough to run while a file is read (see `readSessionFile`'s
+ * `onEntries`), when the entries are still in the CPU cache: it compares the parent with the previous id, notes labels,
  * the latest entries that decide a context (thinking level, model, compaction) and the entry's context message. Ids
  * go into an `IdHashSet` in one batch when something first asks about them. The `Map` by id is built only when
  * something asks for an entry by id (from the entry list, in one pass over entries that have left V8's young
@@ -12,7 +12,7 @@
 import { ChainMessages } from "./chain-messages.js";
 import { pathToRoot } from "./context.js";
 import { IdHashSet } from "./id-hash-set.js";
-import { contextOfChain, contextOfPath, notePathLatest, type PathLatest } from "./path-context.js";
+import { contextOfChain, contextOfPath, notePathLatestFrom, type PathLatest } from "./path-context.js";
 import type { SessionContext, SessionEntry } from "./types.js";
 
 export class EntryIndex {
@@ -38,23 +38,42 @@ export class EntryIndex {
   /** The latest positions that decide a context, over the entry list in order (the whole chain's path). */
   private readonly latest: PathLatest = { thinkingAt: -1, modelAt: -1, compactionAt: -1 };
 
-  /** Indexes `e`, the entry after the ones added before. A bound function, usable as a callback. */
-  readonly add = (e: SessionEntry): void => {
-    if (this.chained && e.parentId !== this.lastId) this.chained = false;
-    this.lastId = e.id;
-    notePathLatest(this.latest, e, this.count);
-    this.messages.add(e, this.count);
-    this.count++;
-    this.map?.set(e.id, e);
-    if (e.type === "label") {
-      if (e.label) {
-        this.labels.set(e.targetId, e.label);
-        this.labelTimestamps.set(e.targetId, e.timestamp);
-      } else {
-        this.labels.delete(e.targetId);
-        this.labelTimestamps.delete(e.targetId);
+  /** Indexes `e`, the entry after the ones added before. */
+  add(e: SessionEntry): void {
+    this.addFrom([e], 0, 1);
+  }
+
+  /**
+   * Indexes `list[from]` to `list[to - 1]`, the entries after the ones added before, in order. A bound function,
+   * usable as `readSessionFile`'s `onEntries`: a file's entries arrive a chunk at a time, while they are in the CPU
+   * cache, and each concern runs as one loop over them (a fresh process runs these loops interpreted at first, where
+   * a call per entry costs about as much as the work).
+   */
+  readonly addFrom = (list: readonly SessionEntry[], from: number, to: number): void => {
+    if (to <= from) return;
+    notePathLatestFrom(this.latest, list, from, to, this.count);
+    this.messages.addFrom(list, from, to, this.count);
+    let chained = this.chained;
+    let lastId = this.lastId;
+    const map = this.map;
+    for (let k = from; k < to; k++) {
+      const e = list[k] as SessionEntry;
+      if (chained && e.parentId !== lastId) chained = false;
+      lastId = e.id;
+      map?.set(e.id, e);
+      if (e.type === "label") {
+        if (e.label) {
+          this.labels.set(e.targetId, e.label);
+          this.labelTimestamps.set(e.targetId, e.timestamp);
+        } else {
+          this.labels.delete(e.targetId);
+          this.labelTimestamps.delete(e.targetId);
+        }
       }
     }
+    this.chained = chained;
+    this.lastId = lastId;
+    this.count += to - from;
   };
 
   /**
@@ -111,7 +130,7 @@ export class EntryIndex {
   /** Rebuilds the index from `entries` (after they were changed in place, e.g. migrated) and attaches it. */
   rebuild(entries: readonly SessionEntry[]): void {
     this.clear();
-    for (const e of entries) this.add(e);
+    this.addFrom(entries, 0, entries.length);
     this.entries = entries;
   }
 

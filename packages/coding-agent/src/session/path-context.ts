@@ -32,23 +32,35 @@ export interface PathLatest {
   compactionAt: number;
 }
 
-/** Updates `latest` for `entry`, the entry at index `i` of a path whose earlier entries it has seen. */
-export function notePathLatest(latest: PathLatest, entry: SessionEntry, i: number): void {
-  switch (entry.type) {
-    case "thinking_level_change":
-      // A change without a level (a corrupt line) leaves the one before it in force.
-      if (entry.thinkingLevel != null) latest.thinkingAt = i;
-      break;
-    case "model_change":
-      latest.modelAt = i;
-      break;
-    case "message":
-      // Read while a file is parsed: a line without a message must not stop the open.
-      if ((entry.message as AgentMessage | undefined)?.role === "assistant") latest.modelAt = i;
-      break;
-    case "compaction":
-      latest.compactionAt = i;
-      break;
+/**
+ * Updates `latest` for `list[from]` to `list[to - 1]`, the entries at indexes `first`, `first + 1`, … of a path
+ * whose earlier entries it has seen.
+ */
+export function notePathLatestFrom(
+  latest: PathLatest,
+  list: readonly SessionEntry[],
+  from: number,
+  to: number,
+  first: number,
+): void {
+  for (let k = from, i = first; k < to; k++, i++) {
+    const entry = list[k] as SessionEntry;
+    switch (entry.type) {
+      case "thinking_level_change":
+        // A change without a level (a corrupt line) leaves the one before it in force.
+        if (entry.thinkingLevel != null) latest.thinkingAt = i;
+        break;
+      case "model_change":
+        latest.modelAt = i;
+        break;
+      case "message":
+        // Read while a file is parsed: a line without a message must not stop the open.
+        if ((entry.message as AgentMessage | undefined)?.role === "assistant") latest.modelAt = i;
+        break;
+      case "compaction":
+        latest.compactionAt = i;
+        break;
+    }
   }
 }
 

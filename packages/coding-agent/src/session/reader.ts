@@ -37,16 +37,18 @@ export class SessionFileError extends Error {
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 10;
 
+/** Called with each run of entries a read adds to `list` (`list[from]` to `list[to - 1]`), in order. */
+export type OnEntries = (list: readonly SessionEntry[], from: number, to: number) => void;
+
 interface ParseState {
   header: SessionHeader | undefined;
   entries: SessionEntry[];
   warnings: string[];
   lineNo: number;
-  onEntry: ((entry: SessionEntry) => void) | undefined;
 }
 
-function parseLine(state: ParseState, line: string, path: string, torn: boolean): void {
-  state.lineNo++;
+/** What a line that is not a plain entry line means: an empty line, the header, a bad or torn line. */
+function parseOtherLine(state: ParseState, line: string, path: string, torn: boolean): void {
   if (line.length === 0 || (line.length < 8 && line.trim().length === 0)) return;
   let value: FileEntry;
   try {
@@ -70,7 +72,41 @@ function parseLine(state: ParseState, line: string, path: string, torn: boolean)
     return;
   }
   state.entries.push(value as SessionEntry);
-  state.onEntry?.(value as SessionEntry);
+}
+
+/**
+ * Parses the lines of `text` (complete lines, the last one without its newline) onto `state`. After the header, a
+ * line that parses to an object with a string `type` other than "session" is an entry, taken here without a call;
+ * every other line goes through `parseOtherLine`, which parses it again (a bad line is rare; the common one costs a
+ * call less).
+ */
+function parseLines(state: ParseState, text: string, path: string): void {
+  const entries = state.entries;
+  let start = 0;
+  for (;;) {
+    let nl = text.indexOf("\n", start);
+    const last = nl < 0;
+    if (last) nl = text.length;
+    state.lineNo++;
+    let value: unknown;
+    if (state.header !== undefined && nl - start >= 8) {
+      try {
+        value = JSON.parse(text.slice(start, nl));
+      } catch {
+        value = undefined;
+      }
+    }
+    if (
+      value !== null &&
+      typeof value === "object" &&
+      typeof (value as { type?: unknown }).type === "string" &&
+      (value as { type: string }).type !== "session"
+    )
+      entries.push(value as SessionEntry);
+    else parseOtherLine(state, text.slice(start, nl), path, false);
+    if (last) return;
+    start = nl + 1;
+  }
 }
 
 /**
@@ -83,6 +119,7 @@ function parseFrom(
   from: number,
   size: number,
   state: ParseState,
+  onEntries: OnEntries | undefined,
 ): { parsedBytes: number; endsWithNewline: boolean } {
   let buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(size - from, 1)));
   let filled = 0;
@@ -102,17 +139,9 @@ function parseFrom(
     const lastNl = buf.lastIndexOf(NEWLINE, filled - 1);
     if (lastNl < 0) continue;
     // A newline byte never occurs inside a multi-byte UTF-8 sequence, so the cut is a character boundary.
-    const text = buf.toString("utf8", 0, lastNl);
-    let start = 0;
-    for (;;) {
-      const nl = text.indexOf("\n", start);
-      if (nl < 0) {
-        parseLine(state, text.slice(start), path, false);
-        break;
-      }
-      parseLine(state, text.slice(start, nl), path, false);
-      start = nl + 1;
-    }
+    const before = state.entries.length;
+    parseLines(state, buf.toString("utf8", 0, lastNl), path);
+    if (onEntries && state.entries.length > before) onEntries(state.entries, before, state.entries.length);
     parsedBytes += lastNl + 1;
     buf.copy(buf, 0, lastNl + 1, filled);
     filled -= lastNl + 1;
@@ -120,7 +149,11 @@ function parseFrom(
   if (filled > 0) {
     const tail = buf.toString("utf8", 0, filled);
     const before = state.warnings.length;
-    parseLine(state, tail, path, true);
+    const entriesBefore = state.entries.length;
+    state.lineNo++;
+    parseOtherLine(state, tail, path, true);
+    if (onEntries && state.entries.length > entriesBefore)
+      onEntries(state.entries, entriesBefore, state.entries.length);
     // An unterminated but complete last line counts as parsed; a torn one is left for the next writer to fence.
     if (state.warnings.length === before) parsedBytes += filled;
     return { parsedBytes, endsWithNewline: false };
@@ -194,12 +227,13 @@ function copyOf(file: ParsedSessionFile): ParsedSessionFile {
 /**
  * Reads and parses a session file (through the cache). Throws `SessionFileError` when the file is not a session
  * file, and the fs error when it cannot be read. The returned arrays belong to the caller.
- * `onEntry`, when given, is called with each entry of the result, in order, as it is parsed (entries taken from
- * the cache first): cheap per-entry bookkeeping then runs while the entry is still in the CPU cache. It must not
- * store entries into long-lived tables (a `Map` of every entry): see `IdHashSet` for why. When the read throws,
- * some entries may have been passed already.
+ * `onEntries`, when given, is called with the entries of the result in runs, in order, as they are parsed (a run per
+ * chunk of the file; entries taken from the cache first, in one run): cheap bookkeeping then runs while the entries
+ * are still in the CPU cache. It must not store entries into long-lived tables (a `Map` of every entry): see
+ * `IdHashSet` for why. It reads its list only from `from` to `to`, during the call (the list may not be the
+ * returned one). When the read throws, some entries may have been passed already.
  */
-export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) => void): ParsedSessionFile {
+export function readSessionFile(path: string, onEntries?: OnEntries): ParsedSessionFile {
   const key = resolve(path);
   const fd = openSync(key, "r");
   try {
@@ -211,7 +245,7 @@ export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) =>
         cache.delete(key);
         cache.set(key, rec);
         const file = copyOf(rec.file);
-        if (onEntry) for (const e of file.entries) onEntry(e);
+        if (onEntries) onEntries(file.entries, 0, file.entries.length);
         return file;
       }
       const resumeAt = rec.file.parsedBytes;
@@ -222,10 +256,9 @@ export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) =>
           entries: rec.file.entries.slice(),
           warnings: rec.file.warnings.slice(),
           lineNo: Number.NaN,
-          onEntry,
         };
-        if (onEntry) for (const e of state.entries) onEntry(e);
-        const end = parseFrom(fd, key, resumeAt, st.size, state);
+        if (onEntries) onEntries(state.entries, 0, state.entries.length);
+        const end = parseFrom(fd, key, resumeAt, st.size, state, onEntries);
         const file: ParsedSessionFile = {
           header: rec.file.header,
           entries: state.entries,
@@ -237,8 +270,8 @@ export function readSessionFile(path: string, onEntry?: (entry: SessionEntry) =>
       }
     }
     sessionCacheStats.misses++;
-    const state: ParseState = { header: undefined, entries: [], warnings: [], lineNo: 0, onEntry };
-    const end = parseFrom(fd, key, 0, st.size, state);
+    const state: ParseState = { header: undefined, entries: [], warnings: [], lineNo: 0 };
+    const end = parseFrom(fd, key, 0, st.size, state, onEntries);
     if (!state.header) throw new SessionFileError(`${key}: empty file, no session header`, key);
     const file: ParsedSessionFile = { header: state.header, entries: state.entries, warnings: state.warnings, ...end };
     rememberSessionFile(key, file, st);

@@ -89,7 +89,7 @@ export class SessionManager {
     const opts: OpenSessionOptions = typeof options === "string" ? { sessionDir: options } : options;
     const file = resolve(path);
     const index = new EntryIndex();
-    const parsed = readSessionFile(file, index.add);
+    const parsed = readSessionFile(file, index.addFrom);
     const cwd = opts.cwdOverride ?? parsed.header.cwd ?? process.cwd();
     const sm = new SessionManager(
       cwd,
@@ -167,7 +167,7 @@ export class SessionManager {
   setSessionFile(path: string): void {
     const file = resolve(path);
     const index = new EntryIndex();
-    const parsed = existsSync(file) ? readSessionFile(file, index.add) : undefined;
+    const parsed = existsSync(file) ? readSessionFile(file, index.addFrom) : undefined;
     // Taken before this manager lets its current file go, so switching to the file it holds keeps the lock.
     const writer = this.readOnly || !this.sessionDir ? undefined : acquireSessionWriter(file);
     this.closeFile();
