@@ -1,8 +1,8 @@
 /**
- * The context messages of a session's entry list, collected as each entry is added. The context of a whole chain is
- * then a copy of this list (and of a range of it after a compaction) instead of a second visit to every entry: by
+ * The context messages of a session's entry list, collected as the entries are added. The context of a whole chain
+ * is then a copy of this list (of two ranges of it after a compaction) instead of a second visit to every entry: by
  * the time a long file is read its entries are spread over the heap, and that visit costs a cache miss per entry
- * (about 15 ms on a 100 MB session), while `add` reads each entry right after it was parsed, still in the cache.
+ * (10-18 ms on a 100 MB session), while `addFrom` reads each chunk's entries right after they were parsed.
  */
 import type { AgentMessage } from "@tiller/agent";
 import { entryMessage } from "./path-context.js";

@@ -1,9 +1,9 @@
 /**
  * The lookup structures of one session's entries (by id, current labels) plus whether the entries form one
- * unbranched chain. `add` is O(1) and cheap enough to run while a file is read (see `readSessionFile`'s
- * `onEntries`), when the entries are still in the CPU cache: it compares the parent with the previous id, notes labels,
- * the latest entries that decide a context (thinking level, model, compaction), the entry's context message and
- * the hash of its id (into an `IdHashSet`). The `Map` by id is built only when
+ * unbranched chain. Adding is O(1) per entry and cheap enough to run while a file is read (`addFrom` is
+ * `readSessionFile`'s `onEntries`), when the entries are still in the CPU cache: it compares each parent with the
+ * previous id, notes labels, the latest entries that decide a context (thinking level, model, compaction), each
+ * entry's context message and the hash of its id (into an `IdHashSet`). The `Map` by id is built only when
  * something asks for an entry by id (from the entry list, in one pass over entries that have left V8's young
  * generation by then), and kept current from then on. Opening a chain and building its context needs no map: the
  * path to the last entry is the entry list itself, its context is a copy of the messages noted, and a fresh id only

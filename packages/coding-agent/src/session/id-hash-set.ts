@@ -13,7 +13,7 @@
  * Any other id gets FNV-1a over its UTF-16 code units. Equal hashes of different ids (`ABCDEF01` and `abcdef01`) are
  * a collision.
  */
-export function hashId(id: string): number {
+function hashId(id: string): number {
   let h: number;
   if (id.length === 8 && (h = Number(`0x${id}`)) === h) return h | 0;
   h = 0x811c9dc5 | 0;

@@ -98,12 +98,11 @@ function settingsOf(
 }
 
 /**
- * The context of `path` (entries from the root, oldest first). `known`, when given, holds the latest positions on
- * exactly this path (kept while its entries were added, see `EntryIndex`): the path is then read once, front to back,
- * instead of also from the back (on a session without a compaction or thinking-level change, back to the root).
+ * The context of `path` (entries from the root, oldest first). The latest positions are found scanning back from
+ * the leaf (a whole chain has them noted as it was read: `contextOfChain`).
  */
-export function contextOfPath(path: readonly SessionEntry[], known?: PathLatest): SessionContext {
-  const latest = known ?? scanPathLatest(path);
+export function contextOfPath(path: readonly SessionEntry[]): SessionContext {
+  const latest = scanPathLatest(path);
   const compactionAt = latest.compactionAt >= 0 ? latest.compactionAt : undefined;
 
   const messages: AgentMessage[] = [];
