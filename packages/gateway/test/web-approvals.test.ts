@@ -113,10 +113,14 @@ describe("web page: approvals", () => {
     expect(await card.locator(".approval-command").textContent()).toBe(COMMAND);
     const allow = card.getByRole("button", { name: "Allow once" });
     // The card comes back from the history first; its buttons once the reconnected page has the pending list
-    // (boundingBox does not wait: it is null for a button not shown yet).
+    // (boundingBox does not wait: it is null for a button not shown yet, or re-rendered just then — seen in CI
+    // under load between the wait and the read, so the box is polled).
     await allow.waitFor(T);
-    const b = await allow.boundingBox();
-    expect(b && b.x >= 0 && b.x + b.width <= 390).toBe(true);
+    const fits = async () => {
+      const b = await allow.boundingBox();
+      return b !== null && b.x >= 0 && b.x + b.width <= 390;
+    };
+    await expect.poll(fits, T).toBe(true);
     await screenshot(page, "approval-390x844");
     await allow.click();
     await card.getByRole("status").filter({ hasText: "Allowed once" }).waitFor(T);
