@@ -96,7 +96,7 @@ describe("session context along a chain and along branches", () => {
     say("m13");
     expect(texts(sm).slice(1)).toEqual(["m13"]);
     expectSameAsTreeWalk(sm);
-    // Each context makes its own custom and summary messages (as the tree walk does); message entries are shared.
+    // Reopened: the same context from the file, and a branch off the chain walked by id.
     const file = sm.getSessionFile() as string;
     sm.close();
     const re = SessionManager.open(file, { readOnly: true });
