@@ -57,32 +57,25 @@ export class ChainMessages {
 
   /** The messages of entries `from` (inclusive) to `to` (exclusive) of the list, in order: a fresh array. */
   range(from: number, to: number): AgentMessage[] {
-    const start = this.firstAtOrAfter(from);
-    const end = this.firstAtOrAfter(to);
+    const start = lowerBound(this.at, this.messages.length, from);
+    const end = lowerBound(this.at, this.messages.length, to);
     if (start >= end) return [];
     // One native copy of the range, then the places made afresh within it.
     const out = this.messages.slice(start, end) as AgentMessage[];
-    for (let m = lowerBound(this.made, start); m < this.made.length && (this.made[m] as number) < end; m++)
+    for (
+      let m = lowerBound(this.made, this.made.length, start);
+      m < this.made.length && (this.made[m] as number) < end;
+      m++
+    )
       out[(this.made[m] as number) - start] = entryMessage(this.madeFrom[m] as SessionEntry) as AgentMessage;
     return out;
   }
-
-  /** The position in `messages` of the first element whose entry index is `index` or later. */
-  private firstAtOrAfter(index: number): number {
-    let lo = 0;
-    let hi = this.messages.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.at[mid] as number) < index) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
 }
 
-function lowerBound(sorted: readonly number[], value: number): number {
+/** The first position in `sorted[0]` to `sorted[length - 1]` (ascending) holding `value` or more. */
+function lowerBound(sorted: ArrayLike<number>, length: number, value: number): number {
   let lo = 0;
-  let hi = sorted.length;
+  let hi = length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((sorted[mid] as number) < value) lo = mid + 1;

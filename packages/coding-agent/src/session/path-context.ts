@@ -97,33 +97,50 @@ function settingsOf(
   return { thinkingLevel: thinkingLevel ?? "off", model: model ?? null };
 }
 
+/** The messages of the entries at indexes `from` (inclusive) to `to` (exclusive) of a path, in order: a fresh array. */
+type MessagesOf = (from: number, to: number) => AgentMessage[];
+
+/**
+ * The context of `path` from its latest positions: the compaction's summary, the messages from its kept entry (at
+ * `keptAt(compaction, compactionAt)`, -1 when missing) up to it, and those after it; or all messages without one.
+ */
+function contextFrom(
+  path: readonly SessionEntry[],
+  latest: PathLatest,
+  keptAt: (compaction: CompactionEntry, compactionAt: number) => number,
+  messagesOf: MessagesOf,
+): SessionContext {
+  const settings = settingsOf(path, latest);
+  const compactionAt = latest.compactionAt;
+  if (compactionAt < 0) return { messages: messagesOf(0, path.length), ...settings };
+  const c = path[compactionAt] as CompactionEntry;
+  const kept = keptAt(c, compactionAt);
+  const summary = createCompactionSummaryMessage(c.summary, c.tokensBefore, c.timestamp);
+  const before = kept >= 0 ? messagesOf(kept, compactionAt) : [];
+  return {
+    messages: ([summary] as AgentMessage[]).concat(before, messagesOf(compactionAt + 1, path.length)),
+    ...settings,
+  };
+}
+
 /**
  * The context of `path` (entries from the root, oldest first). The latest positions are found scanning back from
  * the leaf (a whole chain has them noted as it was read: `contextOfChain`).
  */
 export function contextOfPath(path: readonly SessionEntry[]): SessionContext {
-  const latest = scanPathLatest(path);
-  const compactionAt = latest.compactionAt >= 0 ? latest.compactionAt : undefined;
-
-  const messages: AgentMessage[] = [];
-  let start = 0;
-  if (compactionAt !== undefined) {
-    const c = path[compactionAt] as CompactionEntry;
-    messages.push(createCompactionSummaryMessage(c.summary, c.tokensBefore, c.timestamp));
-    const kept = path.findIndex((e, i) => i < compactionAt && e.id === c.firstKeptEntryId);
-    if (kept >= 0) {
-      for (let i = kept; i < compactionAt; i++) {
+  return contextFrom(
+    path,
+    scanPathLatest(path),
+    (c, compactionAt) => path.findIndex((e, i) => i < compactionAt && e.id === c.firstKeptEntryId),
+    (from, to) => {
+      const messages: AgentMessage[] = [];
+      for (let i = from; i < to; i++) {
         const m = entryMessage(path[i] as SessionEntry);
         if (m) messages.push(m);
       }
-    }
-    start = compactionAt + 1;
-  }
-  for (let i = start; i < path.length; i++) {
-    const m = entryMessage(path[i] as SessionEntry);
-    if (m) messages.push(m);
-  }
-  return { messages, ...settingsOf(path, latest) };
+      return messages;
+    },
+  );
 }
 
 /**
@@ -136,21 +153,11 @@ export function contextOfChain(
   latest: PathLatest,
   chain: ChainMessages,
 ): SessionContext {
-  const settings = settingsOf(entries, latest);
-  const compactionAt = latest.compactionAt;
-  if (compactionAt < 0) return { messages: chain.range(0, entries.length), ...settings };
-  const c = entries[compactionAt] as CompactionEntry;
   // Ids are unique on this path: the kept entry found from the compaction back is the first one of that id. It
   // usually sits a few turns before the compaction, so the search stays short on a long session.
-  let kept = -1;
-  for (let i = compactionAt - 1; i >= 0; i--) {
-    if ((entries[i] as SessionEntry).id === c.firstKeptEntryId) {
-      kept = i;
-      break;
-    }
-  }
-  const summary = createCompactionSummaryMessage(c.summary, c.tokensBefore, c.timestamp);
-  const before = kept >= 0 ? chain.range(kept, compactionAt) : [];
-  const messages = ([summary] as AgentMessage[]).concat(before, chain.range(compactionAt + 1, entries.length));
-  return { messages, ...settings };
+  const keptAt = (c: CompactionEntry, compactionAt: number): number => {
+    for (let i = compactionAt - 1; i >= 0; i--) if ((entries[i] as SessionEntry).id === c.firstKeptEntryId) return i;
+    return -1;
+  };
+  return contextFrom(entries, latest, keptAt, (from, to) => chain.range(from, to));
 }
