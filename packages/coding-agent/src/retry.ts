@@ -16,7 +16,7 @@ export function classifyFailure(message: AssistantMessage): ErrorClassification 
 /** True when the failed turn should be retried automatically. */
 export function isRetryableFailure(message: AssistantMessage): boolean {
   const c = classifyFailure(message);
-  return c !== undefined && c.retryable && c.class !== "context_overflow";
+  return c?.retryable === true && c.class !== "context_overflow";
 }
 
 /** Delay before retry number `attempt` (1-based). */

@@ -126,7 +126,13 @@ describe("AgentSession.executeBash", () => {
     const gate = new Promise<void>((r) => {
       release = r;
     });
-    faux.setResponses([async () => (await gate, fauxAssistantMessage("first")), fauxAssistantMessage("second")]);
+    faux.setResponses([
+      async () => {
+        await gate;
+        return fauxAssistantMessage("first");
+      },
+      fauxAssistantMessage("second"),
+    ]);
     const running = ours.prompt("go");
     await new Promise<void>((resolve) => {
       const off = ours.subscribe((e) => {

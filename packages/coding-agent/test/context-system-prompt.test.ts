@@ -98,6 +98,7 @@ describe("prompt templates", () => {
     mkdirSync(join(home, "prompts"), { recursive: true });
     writeFileSync(
       join(project, ".tiller", "prompts", "review.md"),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: `${@:2}` is the template syntax under test
       "---\ndescription: Review a file\n---\nReview $1 for $2. All: $@. Tail: ${@:2}",
     );
     writeFileSync(join(home, "prompts", "review.md"), "user version");
@@ -114,6 +115,7 @@ describe("prompt templates", () => {
 
   it("parses quoted arguments and fills missing positions with nothing", () => {
     expect(parseCommandArgs(`a "b c" 'd e' ""`)).toEqual(["a", "b c", "d e", ""]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: `${@:1:2}` is the template syntax under test
     expect(substituteArgs("[$1][$3][${@:1:2}]", ["x", "y"])).toBe("[x][][x y]");
   });
 

@@ -204,6 +204,7 @@ export type { ExtensionCommandContext, ExtensionContext } from "./context.js";
 export type ExtensionHandler<E, R = undefined> = (
   event: E,
   ctx: ExtensionContext,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler written `async () => {}` returns `Promise<void>`, which `Promise<undefined>` does not accept
 ) => Promise<R | undefined | void> | R | undefined | void;
 
 /** The handler of the event named `K`. */

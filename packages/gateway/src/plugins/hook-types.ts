@@ -220,26 +220,33 @@ export interface PluginHookEventMap {
   gateway_stop: GatewayStopEvent;
 }
 
-/** Result type per hook (`void` for observe-only hooks). */
+/**
+ * The result of an observe-only hook: its handlers return nothing. `void` rather than `undefined` so that a handler
+ * written `() => {}` or `async () => {}` type-checks.
+ */
+// biome-ignore lint/suspicious/noConfusingVoidType: see above; the hook runner tells these hooks apart by `extends void`
+export type ObserveOnly = void;
+
+/** Result type per hook (`ObserveOnly` for hooks whose results are ignored). */
 export interface PluginHookResultMap {
   before_model_resolve: BeforeModelResolveResult;
   before_prompt_build: BeforePromptBuildResult;
   before_agent_start: BeforeAgentStartResult;
   before_agent_reply: BeforeAgentReplyResult;
-  agent_end: void;
-  before_compaction: void;
-  after_compaction: void;
+  agent_end: ObserveOnly;
+  before_compaction: ObserveOnly;
+  after_compaction: ObserveOnly;
   before_tool_call: BeforeToolCallResult;
-  after_tool_call: void;
+  after_tool_call: ObserveOnly;
   before_install: BeforeInstallResult;
   tool_result_persist: ToolResultPersistResult;
-  message_received: void;
+  message_received: ObserveOnly;
   message_sending: MessageSendingResult;
-  message_sent: void;
-  session_start: void;
-  session_end: void;
-  gateway_start: void;
-  gateway_stop: void;
+  message_sent: ObserveOnly;
+  session_start: ObserveOnly;
+  session_end: ObserveOnly;
+  gateway_start: ObserveOnly;
+  gateway_stop: ObserveOnly;
 }
 
 /** A handler may return nothing; `tool_result_persist` must return synchronously. */
