@@ -12,6 +12,7 @@ import type {
   BeforePromptBuildResult,
   BeforeToolCallResult,
   MessageSendingResult,
+  ObserveOnly,
   PluginHookContext,
   PluginHookEventMap,
   PluginHookName,
@@ -30,7 +31,7 @@ export interface HookLogger {
 const consoleLogger: HookLogger = { warn: (m) => console.warn(m) };
 
 type ObserveOnlyHook = {
-  [K in PluginHookName]: PluginHookResultMap[K] extends void ? K : never;
+  [K in PluginHookName]: PluginHookResultMap[K] extends ObserveOnly ? K : never;
 }[PluginHookName];
 
 function errorText(err: unknown): string {

@@ -224,7 +224,7 @@ export interface PluginHookEventMap {
  * The result of an observe-only hook: its handlers return nothing. `void` rather than `undefined` so that a handler
  * written `() => {}` or `async () => {}` type-checks.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: see above; the hook runner tells these hooks apart by `extends void`
+// biome-ignore lint/suspicious/noConfusingVoidType: see above; the hook runner tells these hooks apart by `extends ObserveOnly`
 export type ObserveOnly = void;
 
 /** Result type per hook (`ObserveOnly` for hooks whose results are ignored). */
